@@ -1,0 +1,84 @@
+"""The basis-selection interface shared by every reduced estimator."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+__all__ = ["BasisResult", "BasisSelector", "resolve_n_basis"]
+
+
+@dataclass(frozen=True)
+class BasisResult:
+    """The chosen basis functions.
+
+    Attributes
+    ----------
+    centers : ndarray or CSR matrix of shape (m, d)
+        The basis points Z, in the dtype and storage format of X.
+    indices : ndarray of shape (m,) or None
+        Rows of X that were taken as centres, or None when the centres are not training
+        points (k-means centroids, a user array).
+    gamma : ndarray of shape (m,) or None
+        Per-centre RBF widths when the selector estimates them, else None.
+    """
+
+    centers: object
+    indices: np.ndarray | None = None
+    gamma: np.ndarray | None = None
+
+    @property
+    def n_basis(self):
+        return self.centers.shape[0]
+
+
+class BasisSelector(BaseEstimator):
+    """Base class: choose ``n_basis`` centres from training data.
+
+    Subclasses implement :meth:`select`. Being scikit-learn estimators, selectors clone and
+    expose their parameters to ``GridSearchCV`` (``basis__param``) like any nested estimator.
+    """
+
+    def select(self, X, y=None, *, n_basis, random_state=None):
+        """Return a :class:`BasisResult` with ``n_basis`` centres.
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n, d)
+            Validated training inputs.
+        y : ndarray of shape (n,), optional
+            Class labels, passed by classifiers only (regressors pass None), so selectors may
+            stratify or work per class.
+        n_basis : int
+            Number of centres wanted (already validated against n).
+        random_state : int, RandomState or None
+            Source of randomness (passed through ``check_random_state``).
+        """
+        raise NotImplementedError
+
+
+def resolve_n_basis(n_basis, n_samples, max_auto=1000):
+    """Turn ``n_basis`` ('auto', an int or a fraction) into a count in [1, n_samples].
+
+    ``'auto'`` is ``min(n_samples, max_auto)``; a float in (0, 1] is a fraction of n_samples
+    (rounded up); an int must not exceed n_samples.
+    """
+    if isinstance(n_basis, str) and n_basis == "auto":
+        return min(n_samples, max_auto)
+    if isinstance(n_basis, numbers.Integral) and not isinstance(n_basis, bool):
+        if 1 <= n_basis <= n_samples:
+            return int(n_basis)
+        raise ValueError(
+            f"n_basis={n_basis} must be between 1 and the number of training samples "
+            f"({n_samples}); pass a float in (0, 1] for a fraction of the samples."
+        )
+    if isinstance(n_basis, numbers.Real) and not isinstance(n_basis, bool) and 0 < n_basis <= 1:
+        return max(1, math.ceil(n_basis * n_samples))
+    raise ValueError(
+        f"n_basis must be 'auto', an int in [1, n_samples] or a float in (0, 1]. "
+        f"Got {n_basis!r} instead."
+    )

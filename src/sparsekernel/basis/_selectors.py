@@ -1,0 +1,125 @@
+"""Built-in selectors: uniform random rows (optionally stratified), k-means, a fixed array."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.cluster import KMeans
+from sklearn.utils import check_array, check_random_state
+
+from ._base import BasisResult, BasisSelector
+
+__all__ = ["FixedBasis", "KMeansBasis", "RandomBasis"]
+
+
+def _stratified_counts(y, n_basis):
+    """Per-class counts proportional to class sizes, every class at least once when possible."""
+    classes, sizes = np.unique(y, return_counts=True)
+    exact = n_basis * sizes / sizes.sum()
+    counts = np.floor(exact).astype(int)
+    if n_basis >= len(classes):
+        counts = np.maximum(counts, 1)
+    # Largest remainders first, then trim any excess created by the at-least-one rule.
+    order = np.argsort(-(exact - counts), kind="stable")
+    i = 0
+    while counts.sum() < n_basis:
+        c = order[i % len(order)]
+        if counts[c] < sizes[c]:
+            counts[c] += 1
+        i += 1
+    while counts.sum() > n_basis:
+        c = int(np.argmax(counts))
+        counts[c] -= 1
+    return classes, counts
+
+
+class RandomBasis(BasisSelector):
+    """Uniformly random training rows, as in the original RSVM.
+
+    Parameters
+    ----------
+    stratify : bool, default=True
+        Draw from each class in proportion to its size, with at least one centre per class
+        (so rare classes are represented). Only classifiers pass labels to selectors, so this
+        has no effect for regression.
+    """
+
+    def __init__(self, stratify=True):
+        self.stratify = stratify
+
+    def select(self, X, y=None, *, n_basis, random_state=None):
+        rng = check_random_state(random_state)
+        n = X.shape[0]
+        if self.stratify and y is not None:
+            classes, counts = _stratified_counts(y, n_basis)
+            parts = [
+                rng.choice(np.flatnonzero(y == c), size=k, replace=False)
+                for c, k in zip(classes, counts, strict=True)
+                if k > 0
+            ]
+            idx = np.concatenate(parts)
+        else:
+            idx = rng.choice(n, size=n_basis, replace=False)
+        idx = np.sort(idx)
+        return BasisResult(centers=X[idx], indices=idx)
+
+
+class KMeansBasis(BasisSelector):
+    """k-means centroids of a random subsample (the LLSVM choice of landmarks).
+
+    A few Lloyd iterations from a k-means++ start on at most ``subsample`` rows: the centres
+    only need to cover the data, not to converge.
+
+    Parameters
+    ----------
+    max_iter : int, default=10
+        Lloyd iterations.
+    subsample : int or None, default=20000
+        Rows used for clustering (at least ``n_basis``); None uses all rows.
+    init : {'k-means++', 'random'}, default='k-means++'
+        Initialisation passed to scikit-learn's KMeans.
+    """
+
+    def __init__(self, max_iter=10, subsample=20000, init="k-means++"):
+        self.max_iter = max_iter
+        self.subsample = subsample
+        self.init = init
+
+    def select(self, X, y=None, *, n_basis, random_state=None):
+        rng = check_random_state(random_state)
+        n = X.shape[0]
+        n_sub = n if self.subsample is None else min(n, max(self.subsample, n_basis))
+        rows = np.sort(rng.choice(n, size=n_sub, replace=False)) if n_sub < n else slice(None)
+        km = KMeans(
+            n_clusters=n_basis, init=self.init, n_init=1, max_iter=self.max_iter,
+            random_state=rng.randint(np.iinfo(np.int32).max),
+        )
+        # KMeans may warn about fewer distinct points than clusters; duplicates then appear
+        # and the feature maps downstream tolerate them.
+        km.fit(X[rows])
+        centers = km.cluster_centers_.astype(X.dtype, copy=False)
+        return BasisResult(centers=sp.csr_matrix(centers) if sp.issparse(X) else centers)
+
+
+class FixedBasis(BasisSelector):
+    """A user-given array of centres (``n_basis`` is then its number of rows).
+
+    Parameters
+    ----------
+    centers : array-like or CSR matrix of shape (m, d)
+    """
+
+    def __init__(self, centers):
+        self.centers = centers
+
+    def select(self, X, y=None, *, n_basis=None, random_state=None):
+        Z = check_array(self.centers, accept_sparse="csr", dtype=[np.float64, np.float32],
+                        input_name="basis")
+        if Z.shape[1] != X.shape[1]:
+            raise ValueError(
+                f"The basis array has {Z.shape[1]} features but X has {X.shape[1]}."
+            )
+        Z = Z.astype(X.dtype, copy=False)
+        if sp.issparse(X) and not sp.issparse(Z):
+            Z = sp.csr_matrix(Z)
+        return BasisResult(centers=Z)

@@ -1,0 +1,111 @@
+"""Kernel math as pure functions of (X, Z) blocks.
+
+Every function accepts dense arrays or CSR matrices for ``X`` and ``Z`` and returns a dense
+``(n_x, n_z)`` array in the working dtype: float32 when both inputs are float32, else float64.
+These functions see one block at a time; memory planning lives in ``_blocks.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.spatial.distance import cdist
+
+__all__ = [
+    "laplacian_kernel",
+    "linear_kernel",
+    "polynomial_kernel",
+    "rbf_kernel",
+    "sigmoid_kernel",
+    "squared_norms",
+    "working_dtype",
+]
+
+
+def working_dtype(*arrays):
+    """float32 if every input is float32, else float64 (never a silent upcast of float32 data)."""
+    if all(a.dtype == np.float32 for a in arrays):
+        return np.dtype(np.float32)
+    return np.dtype(np.float64)
+
+
+def squared_norms(X, dtype=None):
+    """Row-wise squared Euclidean norms of a dense or CSR matrix."""
+    dtype = dtype or working_dtype(X)
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1), dtype=dtype).ravel()
+    X = np.asarray(X, dtype=dtype)
+    return np.einsum("ij,ij->i", X, X)
+
+
+def _dot(X, Z, dtype):
+    """X @ Z.T as a dense array of ``dtype``; the only place that handles sparse products."""
+    if sp.issparse(X) or sp.issparse(Z):
+        out = X @ Z.T
+        out = out.toarray() if sp.issparse(out) else np.asarray(out)
+        return out.astype(dtype, copy=False)
+    return np.asarray(X, dtype=dtype) @ np.asarray(Z, dtype=dtype).T
+
+
+def linear_kernel(X, Z):
+    """K(x, z) = <x, z>."""
+    return _dot(X, Z, working_dtype(X, Z))
+
+
+def polynomial_kernel(X, Z, gamma, degree, coef0):
+    """K(x, z) = (gamma <x, z> + coef0) ** degree."""
+    K = _dot(X, Z, working_dtype(X, Z))
+    K *= gamma
+    K += coef0
+    K **= degree
+    return K
+
+
+def sigmoid_kernel(X, Z, gamma, coef0):
+    """K(x, z) = tanh(gamma <x, z> + coef0)."""
+    K = _dot(X, Z, working_dtype(X, Z))
+    K *= gamma
+    K += coef0
+    np.tanh(K, out=K)
+    return K
+
+
+def rbf_kernel(X, Z, gamma, Z_sq_norms=None):
+    """K(x, z_j) = exp(-gamma_j ||x - z_j||^2).
+
+    Parameters
+    ----------
+    X : ndarray or CSR of shape (n, d)
+    Z : ndarray or CSR of shape (m, d)
+    gamma : float or ndarray of shape (m,)
+        One width for all centres, or one per centre (column) for per-centre RBF widths.
+    Z_sq_norms : ndarray of shape (m,), optional
+        Precomputed squared norms of Z, reused across blocks of X.
+    """
+    dtype = working_dtype(X, Z)
+    if Z_sq_norms is None:
+        Z_sq_norms = squared_norms(Z, dtype)
+    K = _dot(X, Z, dtype)
+    K *= -2.0
+    K += squared_norms(X, dtype)[:, None]
+    K += Z_sq_norms.astype(dtype, copy=False)[None, :]
+    # Cancellation in the expansion can leave tiny negative squared distances.
+    np.maximum(K, 0.0, out=K)
+    K *= -np.asarray(gamma, dtype=dtype)
+    np.exp(K, out=K)
+    return K
+
+
+def laplacian_kernel(X, Z, gamma):
+    """K(x, z) = exp(-gamma ||x - z||_1)."""
+    dtype = working_dtype(X, Z)
+    if sp.issparse(X) or sp.issparse(Z):
+        from sklearn.metrics.pairwise import manhattan_distances
+
+        D = manhattan_distances(sp.csr_matrix(X), sp.csr_matrix(Z))
+    else:
+        D = cdist(np.asarray(X), np.asarray(Z), metric="cityblock")
+    K = np.asarray(D, dtype=dtype)
+    K *= -gamma
+    np.exp(K, out=K)
+    return K

@@ -1,0 +1,177 @@
+"""The ``Kernel`` object: parameters plus dispatch to the pure functions, evaluated in blocks."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..utils import parse_memory_budget
+from . import _functions as F
+from ._blocks import iter_row_slices, plan_block_rows
+
+__all__ = ["KERNELS", "Kernel", "resolve_gamma"]
+
+#: Kernel names accepted everywhere a ``kernel=`` parameter appears.
+KERNELS = ("rbf", "laplacian", "polynomial", "linear", "sigmoid")
+_ALIASES = {"gaussian": "rbf", "poly": "polynomial"}
+#: Values held per (row, centre) pair while one block is computed (output + temporaries).
+_PER_PAIR = {"rbf": 2.0, "laplacian": 3.0, "polynomial": 2.0, "linear": 1.0, "sigmoid": 2.0}
+
+
+def resolve_gamma(gamma, X):
+    """Turn ``gamma`` ('scale', 'auto', a float or per-centre array) into numbers.
+
+    ``'scale'`` is ``1 / (n_features * X.var())`` and ``'auto'`` is ``1 / n_features``, exactly
+    as in scikit-learn's SVC; a zero variance falls back to 1.0 as there.
+    """
+    n_features = X.shape[1]
+    if isinstance(gamma, str):
+        if gamma == "auto":
+            return 1.0 / n_features
+        if gamma == "scale":
+            if sp.issparse(X):
+                mean = X.mean()
+                var = X.multiply(X).mean() - mean**2
+            else:
+                var = np.asarray(X, dtype=np.float64).var()
+            return 1.0 / (n_features * var) if var > 0 else 1.0
+        raise ValueError(f"gamma must be 'scale', 'auto' or a positive float. Got {gamma!r}.")
+    if isinstance(gamma, numbers.Real):
+        if not gamma > 0:
+            raise ValueError(f"gamma must be positive. Got {gamma!r} instead.")
+        return float(gamma)
+    gamma = np.asarray(gamma, dtype=np.float64)
+    if gamma.ndim != 1 or not np.all(gamma > 0) or not np.all(np.isfinite(gamma)):
+        raise ValueError(
+            f"A per-centre gamma must be a 1-D array of positive finite values; got an array "
+            f"of shape {gamma.shape} with min {gamma.min() if gamma.size else 'n/a'}."
+        )
+    return gamma
+
+
+class Kernel:
+    """A kernel function with its parameters, evaluated in memory-bounded row blocks.
+
+    Parameters
+    ----------
+    name : {'rbf', 'laplacian', 'polynomial', 'linear', 'sigmoid'}
+        Kernel family (aliases: 'gaussian' for 'rbf', 'poly' for 'polynomial').
+    gamma : float or ndarray of shape (m,)
+        Width / scale. For 'rbf' an array gives one width per centre (column of K(X, Z)).
+        Resolve 'scale'/'auto' first with :func:`resolve_gamma`.
+    degree : int
+        Degree of the polynomial kernel.
+    coef0 : float
+        Offset of the polynomial and sigmoid kernels.
+    memory_budget : int or str, optional
+        Bytes for one block's working memory (default 1 GiB).
+
+    Notes
+    -----
+    ``K(X, Z)`` is computed ``block_rows`` rows of X at a time, with ``block_rows`` planned from
+    ``memory_budget``, the number of centres and the kernel's temporaries. Results are float32
+    when X and Z are float32, float64 otherwise; CSR input is never densified as a whole.
+    """
+
+    def __init__(self, name="rbf", gamma=1.0, degree=3, coef0=0.0, memory_budget=None):
+        name = _ALIASES.get(name, name)
+        if name not in KERNELS:
+            raise ValueError(
+                f"Unknown kernel {name!r}; expected one of {', '.join(map(repr, KERNELS))}."
+            )
+        if not np.isscalar(gamma) and name != "rbf":
+            raise ValueError(f"A per-centre gamma array is only supported for 'rbf', not {name!r}.")
+        self.name, self.gamma, self.degree, self.coef0 = name, gamma, degree, coef0
+        self.memory_budget = parse_memory_budget(memory_budget)
+
+    def __repr__(self):
+        g = self.gamma if np.isscalar(self.gamma) else f"array({len(self.gamma)})"
+        return f"Kernel({self.name!r}, gamma={g}, degree={self.degree}, coef0={self.coef0})"
+
+    def _compute(self, X, Z, Z_sq_norms=None):
+        if self.name == "rbf":
+            return F.rbf_kernel(X, Z, self.gamma, Z_sq_norms)
+        if self.name == "laplacian":
+            return F.laplacian_kernel(X, Z, self.gamma)
+        if self.name == "polynomial":
+            return F.polynomial_kernel(X, Z, self.gamma, self.degree, self.coef0)
+        if self.name == "sigmoid":
+            return F.sigmoid_kernel(X, Z, self.gamma, self.coef0)
+        return F.linear_kernel(X, Z)
+
+    def _check_gamma_shape(self, Z):
+        if not np.isscalar(self.gamma) and len(self.gamma) != Z.shape[0]:
+            raise ValueError(
+                f"Per-centre gamma has {len(self.gamma)} entries but Z has {Z.shape[0]} rows."
+            )
+
+    def block_rows(self, X, Z):
+        """Rows of X per block for this kernel, X and Z under the memory budget."""
+        itemsize = F.working_dtype(X, Z).itemsize
+        return plan_block_rows(
+            X.shape[0], Z.shape[0], X.shape[1], itemsize, self.memory_budget,
+            _PER_PAIR[self.name],
+        )
+
+    def blocks(self, X, Z, block_rows=None):
+        """Yield ``(rows, K(X[rows], Z))`` for consecutive row slices of X."""
+        self._check_gamma_shape(Z)
+        block_rows = block_rows or self.block_rows(X, Z)
+        zn = F.squared_norms(Z, F.working_dtype(X, Z)) if self.name == "rbf" else None
+        for rows in iter_row_slices(X.shape[0], block_rows):
+            yield rows, self._compute(X[rows], Z, zn)
+
+    def __call__(self, X, Z, block_rows=None):
+        """Return the dense ``(n, m)`` matrix K(X, Z), filled block by block."""
+        out = np.empty((X.shape[0], Z.shape[0]), dtype=F.working_dtype(X, Z))
+        for rows, K in self.blocks(X, Z, block_rows):
+            out[rows] = K
+        return out
+
+    def apply(self, X, Z, coef, block_rows=None):
+        """Return ``K(X, Z) @ coef`` without holding more than one block of K.
+
+        ``coef`` has shape (m,) or (m, k); this is how a fitted model predicts.
+        """
+        coef = np.asarray(coef)
+        dtype = F.working_dtype(X, Z)
+        out = np.empty((X.shape[0],) + coef.shape[1:], dtype=np.result_type(dtype, coef))
+        for rows, K in self.blocks(X, Z, block_rows):
+            out[rows] = K @ coef.astype(dtype, copy=False)
+        return out
+
+    def gradient_basis(self, Z, X, G, block_rows=None):
+        """Contract dK(Z, X)/dZ with a weight matrix: ``sum_i G[j, i] dK(z_j, x_i)/dz_j``.
+
+        Only for 'rbf'. With ``K_ji = exp(-g_j ||z_j - x_i||^2)`` the derivative is
+        ``-2 g_j (z_j - x_i) K_ji``, so with ``P = G * K(Z, X)`` the result is
+        ``-2 g_j [ (P 1)_j z_j - (P X)_j ]``, an (m, d) array computed in blocks of X.
+
+        Parameters
+        ----------
+        Z : ndarray of shape (m, d)
+            Dense centres.
+        X : ndarray or CSR of shape (n, d)
+        G : ndarray of shape (m, n)
+            Weights, e.g. dL/dK for a loss L that depends on K(Z, X).
+
+        Returns
+        -------
+        ndarray of shape (m, d)
+        """
+        if self.name != "rbf":
+            raise NotImplementedError(
+                f"gradient_basis is implemented for the 'rbf' kernel only, not {self.name!r}."
+            )
+        Z = np.asarray(Z, dtype=np.float64)
+        row_sum = np.zeros(Z.shape[0])
+        PX = np.zeros_like(Z)
+        for rows, K in self.blocks(X, Z, block_rows):
+            P = G[:, rows] * K.T
+            row_sum += P.sum(axis=1)
+            PX += np.asarray(P @ X[rows]) if not sp.issparse(X) else (X[rows].T @ P.T).T
+        g = np.asarray(self.gamma, dtype=np.float64)
+        g = g[:, None] if g.ndim else g
+        return -2.0 * g * (row_sum[:, None] * Z - PX)

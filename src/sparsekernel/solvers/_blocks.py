@@ -1,0 +1,71 @@
+"""Row-block access to a feature matrix: the only view of the data solvers have.
+
+A solver iterates ``for rows, F_block in blocks`` and never learns where the blocks come from:
+a stored array (:class:`ArrayBlocks`) or features recomputed on the fly from a kernel (built in
+``sparsekernel.features``). Anything with ``shape``, ``dtype`` and that iteration protocol works.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["ArrayBlocks", "as_row_blocks", "gram_weighted", "matvec", "rmatvec"]
+
+#: Temporary memory per block when a stored array is streamed (float64 copies of a float32
+#: block, active-row copies for the Hessian).
+_BLOCK_BYTES = 64 * 2**20
+
+
+class ArrayBlocks:
+    """Row blocks of a stored dense array or CSR matrix (views, no copies of the data)."""
+
+    def __init__(self, F, block_rows=None):
+        self.F = F
+        n, m = F.shape
+        self.block_rows = block_rows or max(1, min(n, _BLOCK_BYTES // (8 * max(m, 1))))
+
+    @property
+    def shape(self):
+        return self.F.shape
+
+    @property
+    def dtype(self):
+        return self.F.dtype
+
+    def __iter__(self):
+        n = self.F.shape[0]
+        for start in range(0, n, self.block_rows):
+            rows = slice(start, min(start + self.block_rows, n))
+            yield rows, self.F[rows]
+
+
+def as_row_blocks(F):
+    """Wrap an array or CSR matrix in :class:`ArrayBlocks`; pass row-block objects through."""
+    if isinstance(F, np.ndarray) or sp.issparse(F):
+        return ArrayBlocks(F)
+    if hasattr(F, "shape") and hasattr(F, "__iter__"):
+        return F
+    raise TypeError(f"Expected an array, a CSR matrix or a row-block object; got {type(F)}.")
+
+
+def matvec(Fb, w):
+    """Fb @ w in float64 (a float32 block is upcast block by block, never as a whole)."""
+    out = Fb @ w
+    return np.asarray(out, dtype=np.float64).ravel()
+
+
+def rmatvec(Fb, v):
+    """Fb.T @ v in float64."""
+    out = Fb.T @ v
+    return np.asarray(out, dtype=np.float64).ravel()
+
+
+def gram_weighted(Fa, q):
+    """Fa.T @ diag(q) @ Fa as a dense float64 array, for rows with weights q >= 0."""
+    sq = np.sqrt(q).astype(Fa.dtype, copy=False)
+    if sp.issparse(Fa):
+        G = sp.csr_matrix(Fa.multiply(sq[:, None]))
+        return np.asarray((G.T @ G).toarray(), dtype=np.float64)
+    G = Fa * sq[:, None]
+    return np.asarray(G.T @ G, dtype=np.float64)

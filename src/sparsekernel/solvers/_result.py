@@ -1,0 +1,49 @@
+"""The one result type every solver returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["SolverResult"]
+
+
+@dataclass
+class SolverResult:
+    """Outcome of a solver run; the same fields for every solver.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (m,)
+        Weights on the m features.
+    intercept : float
+        Bias term.
+    objective : float
+        Objective value at the returned point.
+    grad_norm : float
+        Infinity norm of the gradient at the returned point (nan where not applicable).
+    tol_reached : float
+        The threshold the gradient norm was compared with (tol times the problem's scale).
+    n_iter : int
+        Outer iterations performed.
+    converged : bool
+        Whether the stopping criterion was met.
+    status : {'converged', 'max_iter', 'line_search', 'interrupted'}
+        Why the solver stopped.
+    message : str
+        A human-readable account of ``status`` with the numbers involved.
+    history : list of dict
+        Per-iteration record (objective, gradient norm, step length, active rows).
+    """
+
+    coef: np.ndarray
+    intercept: float
+    objective: float
+    grad_norm: float
+    tol_reached: float
+    n_iter: int
+    converged: bool
+    status: str
+    message: str
+    history: list = field(default_factory=list)
