@@ -1,13 +1,17 @@
-"""Shared helpers: parameter validation and memory budgets."""
+"""Shared helpers: parameter validation, memory budgets, weights and progress."""
 
 from ._memory import DEFAULT_MEMORY_BUDGET, parse_memory_budget
+from ._progress import SolverProgress
 from ._validation import InvalidParameterError, Interval, Options, validate_params
+from ._weights import check_sample_weight
 
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
     "InvalidParameterError",
     "Interval",
     "Options",
+    "SolverProgress",
+    "check_sample_weight",
     "parse_memory_budget",
     "validate_params",
 ]

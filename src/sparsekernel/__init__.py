@@ -1,0 +1,15 @@
+"""sparsekernel: kernel machines on m << n basis functions, at linear-model cost."""
+
+from .features import ReducedFeatures
+from .svm import ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ReducedFeatures",
+    "ReducedSVC",
+    "ReducedSVR",
+    "SmoothSVC",
+    "SmoothSVR",
+    "__version__",
+]

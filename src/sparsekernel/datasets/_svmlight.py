@@ -1,0 +1,153 @@
+"""SVMlight / LIBSVM text files, plain or compressed (.gz, .bz2, .xz)."""
+
+from __future__ import annotations
+
+import gzip
+import lzma
+import os
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+
+from ..utils import Interval, Options, validate_params
+from ._paths import open_binary
+
+__all__ = ["load_svmlight_path", "load_svmlight_paths"]
+
+_CONSTRAINTS = {
+    "n_features": [None, Interval("int", 1, None, closed="left")],
+    "zero_based": [Options(True, False, "auto")],
+}
+# Errors raised while decompressing or parsing a corrupt file.
+_PARSE_ERRORS = (ValueError, EOFError, lzma.LZMAError, gzip.BadGzipFile)
+
+
+def _read_one(path, dtype, zero_based):
+    """Parse one file; ``zero_based="auto"`` reads raw indices (resolved by the caller)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"SVMlight/LIBSVM file not found: '{path}'.")
+    try:
+        with open_binary(path) as f:
+            X, y = load_svmlight_file(
+                f, dtype=dtype, zero_based=True if zero_based == "auto" else zero_based
+            )
+    except _PARSE_ERRORS as exc:
+        raise ValueError(
+            f"Could not read '{path}' as an SVMlight/LIBSVM file: {exc}"
+        ) from exc
+    return path, sp.csr_matrix(X), np.asarray(y, dtype=np.float64)
+
+
+def _with_columns(X, n_columns):
+    """The same CSR arrays viewed with ``n_columns`` columns (no copy)."""
+    return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_columns), copy=False)
+
+
+def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based="auto"):
+    """Load several SVMlight/LIBSVM files with one common number of features.
+
+    Use it for train/validation/test files that must line up column by column, e.g.
+    ``ijcnn1.tr``, ``ijcnn1.val`` and ``ijcnn1.t`` (test files often never use the last
+    feature index).
+
+    Parameters
+    ----------
+    paths : sequence of str or os.PathLike
+        The files. A ``.gz``, ``.bz2`` or ``.xz`` suffix means compressed (gzip, bzip2,
+        xz/LZMA); any other suffix is read as plain text.
+    n_features : int or None, default=None
+        Number of columns of every returned matrix. ``None`` uses the largest number of
+        features found over all files.
+    dtype : numpy dtype, default=np.float64
+        Dtype of the feature matrices.
+    zero_based : bool or "auto", default="auto"
+        Whether feature indices start at 0. ``"auto"`` follows scikit-learn: the files are
+        taken as one-based (LIBSVM) unless some file uses index 0 or has no feature at all.
+
+    Returns
+    -------
+    datasets : list of (X, y)
+        For each file, ``X`` a ``scipy.sparse.csr_matrix`` of shape ``(n_rows, n_features)``
+        in ``dtype`` and ``y`` a float64 array of shape ``(n_rows,)``.
+
+    Raises
+    ------
+    FileNotFoundError
+        A file does not exist (the message names it).
+    ValueError
+        A file is malformed (the message names it and quotes scikit-learn's message), or
+        ``n_features`` is smaller than the number of features of a file.
+
+    Examples
+    --------
+    >>> folder = find_shared_data("ijcnn1")  # doctest: +SKIP
+    >>> (Xtr, ytr), (Xte, yte) = load_svmlight_paths(
+    ...     [folder / "ijcnn1.tr.xz", folder / "ijcnn1.t.xz"])  # doctest: +SKIP
+    """
+    if isinstance(paths, str | bytes | os.PathLike):
+        raise TypeError(
+            "paths must be a sequence of file paths (use load_svmlight_path for one file). "
+            f"Got {paths!r} instead."
+        )
+    validate_params(
+        "load_svmlight_paths", _CONSTRAINTS, {"n_features": n_features, "zero_based": zero_based}
+    )
+    raw = [_read_one(p, dtype, zero_based) for p in paths]
+    if zero_based == "auto" and all(X.nnz and X.indices.min() > 0 for _, X, _ in raw):
+        for _, X, _ in raw:  # one-based: drop the (empty) column 0
+            X.indices -= 1
+        raw = [(p, _with_columns(X, X.shape[1] - 1), y) for p, X, y in raw]
+    widest = max((X.shape[1] for _, X, _ in raw), default=0)
+    common = widest if n_features is None else n_features
+    out = []
+    for path, X, y in raw:
+        if X.shape[1] > common:
+            raise ValueError(
+                f"n_features={n_features} is smaller than the {X.shape[1]} features found in "
+                f"'{path}'."
+            )
+        out.append((_with_columns(X, common), y))
+    return out
+
+
+def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based="auto"):
+    """Load one SVMlight/LIBSVM file, plain or compressed.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file. A ``.gz``, ``.bz2`` or ``.xz`` suffix means compressed (gzip, bzip2,
+        xz/LZMA); any other suffix is read as plain text.
+    n_features : int or None, default=None
+        Number of columns of ``X``; ``None`` infers it from the largest feature index. Pass
+        it for test files that may not use the last feature.
+    dtype : numpy dtype, default=np.float64
+        Dtype of ``X``.
+    zero_based : bool or "auto", default="auto"
+        Whether feature indices start at 0; ``"auto"`` assumes one-based (LIBSVM) unless
+        index 0 occurs, as scikit-learn does.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_rows, n_features)
+        Features in ``dtype``.
+    y : ndarray of shape (n_rows,)
+        Targets as float64.
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist (the message names it).
+    ValueError
+        The file is malformed (the message names it and quotes scikit-learn's message).
+
+    Examples
+    --------
+    >>> X, y = load_svmlight_path("shared/data/a9a/a9a.xz", n_features=123)  # doctest: +SKIP
+    """
+    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be a str or os.PathLike. Got {path!r} instead.")
+    return load_svmlight_paths([path], n_features=n_features, dtype=dtype, zero_based=zero_based)[0]
