@@ -9,7 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ..solvers import SquaredSmoothEpsilonInsensitive, SquaredSmoothHinge
-from ..utils import Interval, Options, check_sample_weight
+from ..utils import Interval, Options, check_sample_weight, plain
 from ._base import _DTYPES, BaseSmoothSVM
 
 
@@ -47,7 +47,7 @@ class SmoothClassifierBase(ClassifierMixin, BaseSmoothSVM):
         if len(self.classes_) < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes; got 1 class "
-                f"({self.classes_[0]!r})."
+                f"({plain(self.classes_[0])!r})."
             )
         sw = check_sample_weight(sample_weight, X.shape[0])
         if self.class_weight is not None:

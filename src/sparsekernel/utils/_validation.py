@@ -16,10 +16,17 @@ import numpy as np
 
 __all__ = [
     "InvalidParameterError",
+    "plain",
     "Interval",
     "Options",
     "validate_params",
 ]
+
+
+def plain(value):
+    """A NumPy scalar as the equivalent Python scalar, so messages read ``-1.0``, not
+    ``np.float64(-1.0)``; other values unchanged."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -159,5 +166,6 @@ def validate_params(owner, constraints, params):
         forms = [_describe(c) for c in allowed]
         expected = forms[0] if len(forms) == 1 else ", ".join(forms[:-1]) + " or " + forms[-1]
         raise InvalidParameterError(
-            f"The {name!r} parameter of {owner} must be {expected}. Got {value!r} instead."
+            f"The {name!r} parameter of {owner} must be {expected}. "
+            f"Got {plain(value)!r} instead."
         )

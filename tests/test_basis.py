@@ -1,0 +1,100 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sparsekernel.basis import (
+    FixedBasis,
+    KMeansBasis,
+    RandomBasis,
+    make_basis_selector,
+    resolve_n_basis,
+)
+
+
+@pytest.fixture
+def data(rng):
+    X = rng.normal(size=(300, 3))
+    y = np.r_[np.zeros(290, int), np.ones(7, int), np.full(3, 2)]
+    return X, y
+
+
+def test_random_basis_rows_unique_and_reproducible(data):
+    X, _ = data
+    res = RandomBasis(stratify=False).select(X, n_basis=25, random_state=3)
+    assert len(np.unique(res.indices)) == 25
+    np.testing.assert_array_equal(res.centers, X[res.indices])
+    again = RandomBasis(stratify=False).select(X, n_basis=25, random_state=3)
+    np.testing.assert_array_equal(res.indices, again.indices)
+    other = RandomBasis(stratify=False).select(X, n_basis=25, random_state=4)
+    assert not np.array_equal(res.indices, other.indices)
+
+
+def test_stratified_random_basis_keeps_rare_classes(data):
+    X, y = data
+    res = RandomBasis().select(X, y, n_basis=10, random_state=0)
+    counts = np.bincount(y[res.indices], minlength=3)
+    assert counts.sum() == 10
+    assert np.all(counts >= 1)  # the 3-sample class is represented
+    big = RandomBasis().select(X, y, n_basis=150, random_state=0)
+    counts = np.bincount(y[big.indices], minlength=3)
+    # proportional allocation: 290/300 of 150 = 145 (+/- the at-least-one adjustments)
+    assert abs(counts[0] - 145) <= 2 and counts.sum() == 150
+
+
+def test_kmeans_basis_dense_and_sparse(data):
+    X, _ = data
+    res = KMeansBasis(subsample=200).select(X, n_basis=12, random_state=0)
+    assert res.centers.shape == (12, 3) and res.indices is None
+    assert np.all(res.centers >= X.min(0)) and np.all(res.centers <= X.max(0))
+    again = KMeansBasis(subsample=200).select(X, n_basis=12, random_state=0)
+    np.testing.assert_array_equal(res.centers, again.centers)
+    Xs = sp.csr_matrix(np.abs(X))
+    res_s = KMeansBasis().select(Xs, n_basis=5, random_state=0)
+    assert sp.issparse(res_s.centers) and res_s.centers.shape == (5, 3)
+    res32 = KMeansBasis().select(X.astype(np.float32), n_basis=5, random_state=0)
+    assert res32.centers.dtype == np.float32
+
+
+def test_kmeans_centroids_reduce_quantization_error(data):
+    X, _ = data
+    km = KMeansBasis(subsample=None).select(X, n_basis=10, random_state=0).centers
+    rnd = RandomBasis(stratify=False).select(X, n_basis=10, random_state=0).centers
+
+    def distortion(Z):
+        return ((X[:, None, :] - Z[None]) ** 2).sum(-1).min(1).mean()
+
+    assert distortion(km) < distortion(rnd)
+
+
+def test_fixed_basis_checks_features(data):
+    X, _ = data
+    res = FixedBasis(X[:4]).select(X)
+    np.testing.assert_array_equal(res.centers, X[:4])
+    with pytest.raises(ValueError, match="2 features but X has 3"):
+        FixedBasis(np.ones((4, 2))).select(X)
+
+
+def test_resolve_n_basis():
+    assert resolve_n_basis("auto", 50) == 50
+    assert resolve_n_basis("auto", 5000) == 1000
+    assert resolve_n_basis(7, 50) == 7
+    assert resolve_n_basis(0.1, 55) == 6
+    assert resolve_n_basis(1.0, 55) == 55
+    with pytest.raises(ValueError, match="n_basis=60 .* \\(50\\)"):
+        resolve_n_basis(60, 50)
+    for bad in (0, 1.5, -0.2, "many", True):
+        with pytest.raises(ValueError, match="n_basis"):
+            resolve_n_basis(bad, 50)
+
+
+def test_make_basis_selector_dispatch(data):
+    X, _ = data
+    assert isinstance(make_basis_selector("random"), RandomBasis)
+    assert isinstance(make_basis_selector("kmeans"), KMeansBasis)
+    assert isinstance(make_basis_selector(X[:3]), FixedBasis)
+    sel = KMeansBasis(max_iter=2)
+    assert make_basis_selector(sel) is sel
+    with pytest.raises(ValueError, match="'random', 'kmeans'.*Got 'kmedoids'"):
+        make_basis_selector("kmedoids")
+    with pytest.raises(TypeError, match="dict"):
+        make_basis_selector({"a": 1})

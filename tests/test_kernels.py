@@ -1,0 +1,136 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.svm import SVC
+
+from sparsekernel.kernels import Kernel, plan_block_rows, resolve_gamma
+
+KERNEL_ARGS = {
+    "rbf": dict(gamma=0.3),
+    "laplacian": dict(gamma=0.3),
+    "polynomial": dict(gamma=0.3, degree=3, coef0=1.0),
+    "linear": {},
+    "sigmoid": dict(gamma=0.1, coef0=0.5),
+}
+
+
+def _data(rng, n=40, m=7, d=5):
+    return rng.normal(size=(n, d)), rng.normal(size=(m, d))
+
+
+@pytest.mark.parametrize("name", list(KERNEL_ARGS))
+@pytest.mark.parametrize("fmt", ["dense", "csr_x", "csr_both"])
+def test_kernel_matches_sklearn_pairwise(rng, name, fmt):
+    X, Z = _data(rng)
+    X[X < -0.5] = 0.0  # make the sparse formats genuinely sparse
+    ref = pairwise_kernels(X, Z, metric=name, **KERNEL_ARGS[name])
+    Xin = sp.csr_matrix(X) if fmt != "dense" else X
+    Zin = sp.csr_matrix(Z) if fmt == "csr_both" else Z
+    kw = KERNEL_ARGS[name]
+    K = Kernel(name, gamma=kw.get("gamma", 1.0), degree=kw.get("degree", 3),
+               coef0=kw.get("coef0", 0.0))(Xin, Zin)
+    np.testing.assert_allclose(K, ref, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(KERNEL_ARGS))
+def test_kernel_float32_preserved_and_close(rng, name):
+    X, Z = _data(rng)
+    kw = KERNEL_ARGS[name]
+    kern = Kernel(name, gamma=kw.get("gamma", 1.0), degree=kw.get("degree", 3),
+                  coef0=kw.get("coef0", 0.0))
+    K32 = kern(X.astype(np.float32), Z.astype(np.float32))
+    assert K32.dtype == np.float32
+    np.testing.assert_allclose(K32, kern(X, Z), rtol=2e-4, atol=2e-5)
+    # Mixed precision computes in float64 rather than silently losing precision.
+    assert kern(X.astype(np.float32), Z).dtype == np.float64
+
+
+@pytest.mark.parametrize("name", list(KERNEL_ARGS))
+def test_tiny_memory_budget_blocks_equal_one_block(rng, name):
+    X, Z = _data(rng, n=53)
+    kw = KERNEL_ARGS[name]
+    make = lambda budget: Kernel(name, gamma=kw.get("gamma", 1.0),  # noqa: E731
+                                 degree=kw.get("degree", 3), coef0=kw.get("coef0", 0.0),
+                                 memory_budget=budget)
+    tiny, big = make(64), make(2**30)
+    assert tiny.block_rows(X, Z) == 1
+    assert big.block_rows(X, Z) == X.shape[0]
+    assert sum(1 for _ in tiny.blocks(X, Z)) == X.shape[0]
+    # Same values up to BLAS summation order (one row per call vs one GEMM).
+    np.testing.assert_allclose(tiny(X, Z), big(X, Z), rtol=1e-13, atol=1e-15)
+    coef = rng.normal(size=(Z.shape[0], 3))
+    np.testing.assert_allclose(tiny.apply(X, Z, coef), big(X, Z) @ coef, rtol=1e-12)
+
+
+def test_plan_block_rows_respects_budget():
+    rows = plan_block_rows(10**6, 1000, 20, 8, memory_budget=80 * 2**20, per_pair=2.0)
+    assert rows * 8 * (2 * 1000 + 20 + 1) <= 80 * 2**20
+    assert (rows + 1) * 8 * (2 * 1000 + 20 + 1) > 80 * 2**20
+    assert plan_block_rows(10, 1000, 20, 8, memory_budget=2**40) == 10
+    assert plan_block_rows(10, 1000, 20, 8, memory_budget=1) == 1
+
+
+def test_per_centre_rbf_widths(rng):
+    X, Z = _data(rng)
+    gammas = np.linspace(0.1, 2.0, Z.shape[0])
+    K = Kernel("rbf", gamma=gammas)(X, Z)
+    for j, g in enumerate(gammas):
+        np.testing.assert_allclose(K[:, j], pairwise_kernels(X, Z[j:j + 1], "rbf", gamma=g)[:, 0])
+    with pytest.raises(ValueError, match="3 entries but Z has 7 rows"):
+        Kernel("rbf", gamma=gammas[:3])(X, Z)
+    with pytest.raises(ValueError, match="only supported for 'rbf'"):
+        Kernel("laplacian", gamma=gammas)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_gamma_scale_matches_sklearn_svc(rng, sparse):
+    X = rng.normal(scale=3.0, size=(30, 4))
+    y = (X[:, 0] > 0).astype(int)
+    Xin = sp.csr_matrix(X) if sparse else X
+    assert resolve_gamma("scale", Xin) == pytest.approx(SVC(gamma="scale").fit(Xin, y)._gamma)
+    assert resolve_gamma("auto", Xin) == pytest.approx(0.25)
+
+
+def test_resolve_gamma_rejects_bad_values():
+    X = np.ones((3, 2))
+    with pytest.raises(ValueError, match="-1"):
+        resolve_gamma(-1.0, X)
+    with pytest.raises(ValueError, match="'wide'"):
+        resolve_gamma("wide", X)
+    assert resolve_gamma("scale", X) == 1.0  # zero variance falls back as in scikit-learn
+
+
+def test_unknown_kernel_name_is_named_in_error():
+    with pytest.raises(ValueError, match="'cosine'.*'rbf'"):
+        Kernel("cosine")
+
+
+@pytest.mark.parametrize("per_centre", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_rbf_gradient_wrt_basis_matches_finite_differences(rng, per_centre, sparse):
+    X, Z = _data(rng, n=30, m=4, d=3)
+    gamma = np.array([0.2, 0.5, 0.9, 0.4]) if per_centre else 0.4
+    G = rng.normal(size=(Z.shape[0], X.shape[0]))
+    kern = Kernel("rbf", gamma=gamma, memory_budget=512)  # several blocks
+    Xin = sp.csr_matrix(X) if sparse else X
+
+    def loss(Zv):
+        # gamma is per centre, i.e. per column of K(X, Z).
+        return float(np.sum(G.T * Kernel("rbf", gamma=gamma)(X, Zv)))
+
+    grad = kern.gradient_basis(Z, Xin, G)
+    fd = np.zeros_like(Z)
+    h = 1e-6
+    for idx in np.ndindex(*Z.shape):
+        Zp, Zm = Z.copy(), Z.copy()
+        Zp[idx] += h
+        Zm[idx] -= h
+        fd[idx] = (loss(Zp) - loss(Zm)) / (2 * h)
+    np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-8)
+
+
+def test_gradient_basis_only_for_rbf(rng):
+    X, Z = _data(rng)
+    with pytest.raises(NotImplementedError, match="'polynomial'"):
+        Kernel("polynomial").gradient_basis(Z, X, np.ones((7, 40)))

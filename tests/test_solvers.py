@@ -1,0 +1,163 @@
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import minimize
+
+from sparsekernel.solvers import (
+    ArrayBlocks,
+    SquaredSmoothEpsilonInsensitive,
+    SquaredSmoothHinge,
+    newton_armijo,
+    smooth_plus,
+)
+
+
+def test_smooth_plus_is_stable():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow / underflow warnings
+        assert smooth_plus(-50.0, 5.0) == pytest.approx(np.exp(-250.0) / 5.0, rel=1e-12)
+        assert smooth_plus(-800.0, 5.0) == 0.0 or smooth_plus(-800.0, 5.0) < 1e-300
+        assert smooth_plus(1000.0, 5.0) == pytest.approx(1000.0, rel=1e-15)
+        assert np.isfinite(smooth_plus(-4000.0, 1.0))
+    # Reference forms that are accurate on each side of zero.
+    neg, pos = np.linspace(-3, 0, 7), np.linspace(0, 3, 7)
+    np.testing.assert_allclose(smooth_plus(neg, 5.0), np.log1p(np.exp(5.0 * neg)) / 5.0,
+                               rtol=1e-14)
+    np.testing.assert_allclose(smooth_plus(pos, 5.0), pos + np.log1p(np.exp(-5.0 * pos)) / 5.0,
+                               rtol=1e-14)
+    x = np.linspace(-3, 3, 13)
+    np.testing.assert_array_equal(smooth_plus(x, np.inf), np.maximum(x, 0))
+
+
+@pytest.mark.parametrize("loss", [SquaredSmoothHinge(5.0),
+                                  SquaredSmoothEpsilonInsensitive(5.0, 0.3)])
+def test_loss_derivatives_match_finite_differences(rng, loss):
+    f = rng.normal(scale=2.0, size=50)
+    y = np.sign(rng.normal(size=50)) if isinstance(loss, SquaredSmoothHinge) else rng.normal(
+        size=50)
+    value, d1, d2 = loss.derivatives(f, y)
+    np.testing.assert_allclose(value, loss.value(f, y))
+    h = 1e-6
+    np.testing.assert_allclose(d1, (loss.value(f + h, y) - loss.value(f - h, y)) / (2 * h),
+                               rtol=1e-6, atol=1e-8)
+    _, d1p, _ = loss.derivatives(f + h, y)
+    _, d1m, _ = loss.derivatives(f - h, y)
+    np.testing.assert_allclose(d2, (d1p - d1m) / (2 * h), rtol=1e-5, atol=1e-7)
+
+
+def _objective(F, y, loss, C, sw):
+    m = F.shape[1]
+
+    def fun(z):
+        f = F @ z[:m] + z[m]
+        return 0.5 * z @ z + 0.5 * C * sw @ loss.value(f, y)
+
+    def grad(z):
+        f = F @ z[:m] + z[m]
+        _, d1, _ = loss.derivatives(f, y)
+        g = 0.5 * C * sw * d1
+        return z + np.r_[F.T @ g, g.sum()]
+
+    return fun, grad
+
+
+def _problem(rng, kind, n=200, m=8):
+    F = rng.normal(size=(n, m))
+    if kind == "classification":
+        y = np.sign(F @ rng.normal(size=m) + 0.8 * rng.normal(size=n))
+    else:
+        y = F @ rng.normal(size=m) + 0.2 * rng.normal(size=n)
+    return F, y
+
+
+@pytest.mark.parametrize("alpha", [5.0, np.inf])
+@pytest.mark.parametrize("kind", ["classification", "regression"])
+def test_newton_matches_scipy_minimize(rng, kind, alpha):
+    F, y = _problem(rng, kind)
+    sw = rng.uniform(0.5, 2.0, size=len(y))
+    loss = SquaredSmoothHinge(alpha) if kind == "classification" else \
+        SquaredSmoothEpsilonInsensitive(alpha, 0.1)
+    C = 4.0
+    res = newton_armijo(F, y, loss, C=C, sample_weight=sw, tol=1e-10)
+    assert res.converged, res.message
+    fun, grad = _objective(F, y, loss, C, sw)
+    ref = minimize(fun, np.zeros(F.shape[1] + 1), jac=grad, method="L-BFGS-B",
+                   options=dict(ftol=1e-16, gtol=1e-11, maxiter=20000))
+    z = np.r_[res.coef, res.intercept]
+    np.testing.assert_allclose(z, ref.x, rtol=1e-6, atol=1e-6 * np.abs(ref.x).max())
+    assert res.objective == pytest.approx(ref.fun, rel=1e-10)
+    # The reported gradient norm is the true one and is below the requested tolerance.
+    g = np.abs(grad(z)).max()
+    assert g == pytest.approx(res.grad_norm, rel=1e-6, abs=1e-12)
+    assert g <= res.tol_reached
+
+
+def test_generalized_newton_hessian_uses_active_rows_only(rng):
+    F, y = _problem(rng, "classification", n=400)
+    res = newton_armijo(F, y, SquaredSmoothHinge(np.inf), C=1.0)
+    active = [h["n_active"] for h in res.history]
+    assert max(active[1:]) < len(y)  # after the first step, only margin violators count
+    f = F @ res.coef + res.intercept
+    # Rows with zero loss at the optimum carry no curvature.
+    assert np.sum(1 - y * f > 0) <= max(active)
+
+
+@pytest.mark.parametrize("fmt", ["blocks", "csr", "float32"])
+def test_storage_formats_give_the_same_solution(rng, fmt):
+    F, y = _problem(rng, "classification", n=150)
+    loss = SquaredSmoothHinge(5.0)
+    ref = newton_armijo(F, y, loss, C=2.0, tol=1e-10)
+    if fmt == "blocks":
+        Fin = ArrayBlocks(F, block_rows=7)
+    elif fmt == "csr":
+        Fin = sp.csr_matrix(np.where(np.abs(F) > 0.3, F, 0.0))
+        ref = newton_armijo(Fin.toarray(), y, loss, C=2.0, tol=1e-10)
+    else:
+        Fin = F.astype(np.float32)
+        ref = newton_armijo(Fin.astype(np.float64), y, loss, C=2.0, tol=1e-10)
+    res = newton_armijo(Fin, y, loss, C=2.0, tol=1e-10)
+    np.testing.assert_allclose(res.coef, ref.coef, rtol=1e-8, atol=1e-10)
+
+
+def test_warm_start_at_the_solution_needs_no_iteration(rng):
+    F, y = _problem(rng, "regression")
+    loss = SquaredSmoothEpsilonInsensitive(5.0, 0.1)
+    res = newton_armijo(F, y, loss, C=3.0, tol=1e-9)
+    again = newton_armijo(F, y, loss, C=3.0, tol=1e-6, x0=np.r_[res.coef, res.intercept])
+    assert again.converged and again.n_iter == 0
+
+
+def test_max_iter_reports_failure(rng):
+    F, y = _problem(rng, "classification")
+    res = newton_armijo(F, y, SquaredSmoothHinge(5.0), C=100.0, tol=1e-14, max_iter=1)
+    assert not res.converged and res.status == "max_iter" and res.n_iter == 1
+    assert "max_iter=1" in res.message and f"{res.grad_norm:.3g}" in res.message
+
+
+def test_keyboard_interrupt_returns_last_iterate(rng):
+    F, y = _problem(rng, "classification")
+    calls = []
+
+    def stop_after_two(info):
+        calls.append(info["n_iter"])
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    res = newton_armijo(F, y, SquaredSmoothHinge(5.0), C=1.0, tol=1e-12,
+                        callback=stop_after_two)
+    assert res.status == "interrupted" and not res.converged
+    assert np.all(np.isfinite(res.coef)) and res.n_iter == 2
+    assert "Interrupted" in res.message
+
+
+def test_subsampled_hessian_reaches_the_same_solution(rng):
+    F, y = _problem(rng, "classification", n=600)
+    loss = SquaredSmoothHinge(np.inf)
+    exact = newton_armijo(F, y, loss, C=5.0, tol=1e-10, max_hessian_rows=None)
+    sub = newton_armijo(F, y, loss, C=5.0, tol=1e-10, max_hessian_rows=50)
+    assert sub.converged and exact.converged
+    np.testing.assert_allclose(sub.coef, exact.coef, rtol=1e-7, atol=1e-9)
+    # The first step from w = 0 sees all 600 rows active but builds the Hessian from 50.
+    assert sub.history[0]["n_active"] == 600
