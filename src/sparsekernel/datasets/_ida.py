@@ -53,15 +53,20 @@ def load_ida(directory, name, split=1, dtype=np.float64):
 
     Examples
     --------
-    >>> Xtr, ytr, Xte, yte = load_ida(find_shared_data("raetsch_banana"), "banana")  # doctest: +SKIP
+    >>> folder = find_shared_data("raetsch_banana")  # doctest: +SKIP
+    >>> Xtr, ytr, Xte, yte = load_ida(folder, "banana")  # doctest: +SKIP
     >>> Xtr.shape, Xte.shape  # doctest: +SKIP
     ((400, 2), (4900, 2))
     """
-    validate_params("load_ida", {"split": [Interval("int", 1, None, closed="left")]},
-                    {"split": split})
+    validate_params(
+        "load_ida", {"split": [Interval("int", 1, None, closed="left")]}, {"split": split}
+    )
     directory = Path(directory)
-    stems = [f"{name}_{part}_{kind}_{split}.asc"
-             for part in ("train", "test") for kind in ("data", "labels")]
+    stems = [
+        f"{name}_{part}_{kind}_{split}.asc"
+        for part in ("train", "test")
+        for kind in ("data", "labels")
+    ]
     found = [resolve_compressed(directory, stem) for stem in stems]
     missing = [stem for stem, path in zip(stems, found, strict=True) if path is None]
     if missing:

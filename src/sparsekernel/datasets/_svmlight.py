@@ -35,9 +35,7 @@ def _read_one(path, dtype, zero_based):
                 f, dtype=dtype, zero_based=True if zero_based == "auto" else zero_based
             )
     except _PARSE_ERRORS as exc:
-        raise ValueError(
-            f"Could not read '{path}' as an SVMlight/LIBSVM file: {exc}"
-        ) from exc
+        raise ValueError(f"Could not read '{path}' as an SVMlight/LIBSVM file: {exc}") from exc
     return path, sp.csr_matrix(X), np.asarray(y, dtype=np.float64)
 
 
@@ -150,4 +148,7 @@ def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based="auto
     """
     if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
         raise TypeError(f"path must be a str or os.PathLike. Got {path!r} instead.")
-    return load_svmlight_paths([path], n_features=n_features, dtype=dtype, zero_based=zero_based)[0]
+    ((X, y),) = load_svmlight_paths(
+        [path], n_features=n_features, dtype=dtype, zero_based=zero_based
+    )
+    return X, y

@@ -82,8 +82,9 @@ def make_checkerboard(n_samples=1000, noise=0.0, cells=4, random_state=None, dty
     X = rng.uniform(0.0, cells, size=(n_samples, 2)).astype(dtype, copy=False)
     # Rounding (in uniform or in the cast) may reach the right edge; keep X in [0, cells).
     np.minimum(X, np.nextafter(dtype.type(cells), dtype.type(0)), out=X)
-    cell_sum = np.floor(X[:, 0]) + np.floor(X[:, 1])
-    y = 1.0 - 2.0 * np.fmod(cell_sum, 2).astype(np.float64)
+    # Truncation == floor as X >= 0; a narrow integer type makes the cast much faster.
+    cell = X.astype(np.int8 if cells <= 127 else np.int64)
+    y = 1.0 - 2.0 * ((cell[:, 0] ^ cell[:, 1]) & 1)  # parity of floor(x1) + floor(x2)
     n_flip = round(noise * n_samples)
     if n_flip:
         y[rng.choice(n_samples, size=n_flip, replace=False)] *= -1.0

@@ -26,21 +26,19 @@ A model file (suggested extension ``.skm``) is a zip archive holding
 A ``value`` is JSON ``null``, a bool, a number, a string, a list of values, or an object
 with exactly one tag:
 
-==============================================  ==============================================
-``{"__float__": "inf" | "-inf" | "nan"}``       a non-finite Python float
-``{"__numpy__": "float32", "value": v}``        a numpy bool, integer or float scalar
-``{"__tuple__": [values]}``                     a tuple (plain JSON lists are lists)
-``{"__dict__": [[key, value], ...]}``           a dict; keys are values, so int keys stay ints
-``{"__array__": key}``                          an array member; with ``"as_object": true`` a
-                                                unicode array restored as an object array of
-                                                str; with ``"as_scalar": true`` a 0-d array
-                                                restored as a numpy scalar (e.g. complex)
-``{"__sparse__": "csr_matrix" | "csr_array",    a scipy sparse matrix (other formats are
-"shape": [m, n], "data": ..., "indices": ...,   stored as CSR); the three parts are
-"indptr": ...}``                                ``__array__`` nodes
-``{"__estimator__": "KMeansBasis",              a nested estimator (e.g. a basis selector),
-"params": {name: value}}``                      rebuilt from its parameters
-==============================================  ==============================================
+- ``{"__float__": "inf" | "-inf" | "nan"}``: a non-finite Python float (JSON has none);
+- ``{"__numpy__": "float32", "value": v}``: a numpy bool, integer or float scalar;
+- ``{"__tuple__": [values]}``: a tuple (plain JSON lists are lists);
+- ``{"__dict__": [[key, value], ...]}``: a dict; keys are values too, so ``{0: 1.0}`` keeps
+  its int key;
+- ``{"__array__": key}``: an array member. With ``"as_object": true`` it is a unicode array
+  restored as an object array of str (string ``classes_``, ``feature_names_in_``); with
+  ``"as_scalar": true`` a 0-d array restored as a numpy scalar (e.g. complex);
+- ``{"__sparse__": "csr_matrix" | "csr_array", "shape": [m, n], "data": ..., "indices": ...,
+  "indptr": ...}``: a scipy sparse matrix, the three parts being ``__array__`` nodes (other
+  sparse formats are stored as CSR);
+- ``{"__estimator__": "KMeansBasis", "params": {name: value}}``: a nested estimator such as
+  a basis selector, rebuilt from its parameters.
 
 What is saved: every constructor parameter and every attribute in ``vars(model)`` whose name
 ends with ``_`` and does not start with ``_``. Private attributes are *not* saved, so an
@@ -52,8 +50,13 @@ dropped silently.
 Safety: :func:`load` never executes code from the file. Arrays are read with
 ``allow_pickle=False``, metadata with :mod:`json`, and classes are resolved only through an
 allow-list: the estimators exported by ``sparsekernel.__all__`` and ``sparsekernel.basis.__all__``.
-Loading a file from a newer format version raises :class:`ModelFormatError` naming both
-versions.
+Every array member must exist, match the dtype and shape listed in ``"arrays"`` and not be
+of object dtype, and attribute names must be public names ending with ``_`` that the class
+does not define; any other content raises :class:`ModelFormatError`.
+
+Compatibility: a file whose ``format_version`` is newer than :data:`FORMAT_VERSION` raises
+:class:`ModelFormatError` naming both versions. Parameters absent from a file take the
+class default; a saved parameter the class no longer accepts is an error.
 """
 
 from ._errors import ModelFormatError

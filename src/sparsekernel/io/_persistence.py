@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
 import zipfile
 
 import numpy as np
@@ -39,10 +39,12 @@ def save(model, path):
         attribute holds a value the format cannot store (the message names it and its type).
     """
     metadata, arrays = _encode_model(model, _registry.allowed_classes())
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".sparsekernel-", suffix=".tmp", dir=directory)
+    # Write next to the target and rename, so a failed save never leaves a half-written file.
+    # (Not tempfile.mkstemp: its 0600 mode would make every saved model private.)
+    tmp = f"{os.fsdecode(path)}.{secrets.token_hex(4)}.tmp"
+    fh = open(tmp, "xb")  # closed by the with statement below
     try:
-        with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
+        with fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
             zf.writestr(_METADATA, json.dumps(metadata, indent=1, allow_nan=False))
             for key, array in arrays.items():
                 with zf.open(f"{key}.npy", "w", force_zip64=array.nbytes > 2**30) as member:

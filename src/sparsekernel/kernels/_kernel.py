@@ -36,7 +36,7 @@ def resolve_gamma(gamma, X):
                 var = X.multiply(X).mean() - mean**2
             else:
                 var = np.asarray(X, dtype=np.float64).var()
-            return 1.0 / (n_features * var) if var > 0 else 1.0
+            return float(1.0 / (n_features * var)) if var > 0 else 1.0
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive float. Got {gamma!r}.")
     if isinstance(gamma, numbers.Real):
         if not gamma > 0:

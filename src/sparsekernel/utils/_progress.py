@@ -45,8 +45,8 @@ class SolverProgress:
             return None
 
         def report(info):
-            self._bar.set_postfix(problem=str(label), it=info["n_iter"],
-                                  grad=f"{info['grad_norm']:.2e}")
+            fields = {} if label is None else {"problem": str(label)}
+            self._bar.set_postfix(**fields, it=info["n_iter"], grad=f"{info['grad_norm']:.2e}")
             if self.verbose > 1:
                 logger.info("%s %s: %s", self.desc, label, info)
 

@@ -1,0 +1,129 @@
+"""``sparsekernel fit``: train on a LIBSVM/svmlight file and save the model."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.base import is_classifier
+
+from ..datasets import load_svmlight_path
+from ..io import save
+from ..svm import ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
+from ._options import UsageError, gamma_value, n_basis_value, positive_int
+
+__all__ = ["MODELS", "add_parser", "describe_size"]
+
+#: ``--model`` name -> ``{task: estimator class}``; new model families are added here.
+MODELS = {
+    "reduced": {"classification": ReducedSVC, "regression": ReducedSVR},
+    "smooth": {"classification": SmoothSVC, "regression": SmoothSVR},
+}
+TASKS = ("classification", "regression")
+KERNELS = ("rbf", "laplacian", "polynomial", "linear", "sigmoid")
+
+# Estimator parameter -> its flags. Options left unset are not passed, so the estimator's
+# own defaults (quoted in the help) always apply.
+_ESTIMATOR_OPTIONS = {
+    "kernel": "-k/--kernel", "gamma": "-g/--gamma", "C": "-c/--C", "degree": "-d/--degree",
+    "coef0": "-r/--coef0", "epsilon": "-p/--epsilon", "n_basis": "-m/--n-basis",
+    "basis": "-b/--basis", "memory_budget": "--memory-budget", "tol": "-e/--tol",
+    "max_iter": "--max-iter", "random_state": "--random-state",
+}
+
+
+def add_parser(subparsers):
+    """Register the ``fit`` subcommand."""
+    parser = subparsers.add_parser(
+        "fit", help="train a model on a LIBSVM/svmlight file and save it",
+        description="Train on TRAIN_FILE (LIBSVM/svmlight format, optionally .gz/.bz2/.xz) "
+                    "and save the model to MODEL_FILE (sparsekernel model format, .skm).",
+    )
+    parser.add_argument("train_file", metavar="TRAIN_FILE")
+    parser.add_argument("model_file", metavar="MODEL_FILE")
+    parser.add_argument("-s", "--task", choices=TASKS, default="classification",
+                        help="default: classification")
+    parser.add_argument("--model", choices=sorted(MODELS), default="reduced",
+                        help="reduced: m basis functions (RSVM); smooth: all n training "
+                             "points (SSVM). default: reduced")
+    _add_estimator_options(parser)
+    parser.add_argument("--n-features", type=positive_int, metavar="N",
+                        help="number of features (default: the largest index in the file)")
+    add_verbosity_options(parser, with_verbose=True)
+    parser.set_defaults(run=run)
+
+
+def _add_estimator_options(parser):
+    group = parser.add_argument_group("estimator options (LIBSVM letters where they exist)")
+    add = group.add_argument
+    add("-k", "--kernel", choices=KERNELS, metavar="KERNEL",
+        help=f"{', '.join(KERNELS)}; default: rbf")
+    add("-g", "--gamma", type=gamma_value, help="float, 'scale' or 'auto'; default: scale")
+    add("-c", "--C", type=float, dest="C", help="loss weight; default: 1.0")
+    add("-d", "--degree", type=int, help="polynomial degree; default: 3")
+    add("-r", "--coef0", type=float, help="polynomial/sigmoid offset; default: 0.0")
+    add("-p", "--epsilon", type=float, help="regression tube half-width; default: 0.1")
+    add("-m", "--n-basis", type=n_basis_value, dest="n_basis", metavar="M",
+        help="reduced model: int count, float fraction of n or 'auto'; default: auto")
+    add("-b", "--basis", choices=("random", "kmeans"),
+        help="reduced model: how to choose the basis points; default: random")
+    add("--memory-budget", metavar="SIZE", help="kernel working memory, e.g. 512MB; "
+        "default: 1GB")
+    add("-e", "--tol", type=float, help="stopping tolerance; default: 1e-6")
+    add("--max-iter", type=int, help="Newton iterations per problem; default: 100")
+    add("--random-state", type=int, metavar="SEED", help="seed for basis selection")
+
+
+def add_verbosity_options(parser, with_verbose=False):
+    """``-q/--quiet`` (and ``-v/--verbose``), mutually exclusive."""
+    group = parser.add_mutually_exclusive_group()
+    if with_verbose:
+        group.add_argument("-v", "--verbose", action="count", default=0,
+                           help="show a progress bar (-vv: also log each iteration)")
+    group.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+
+
+def make_estimator(args):
+    """Build the estimator the options describe; reject options it does not take."""
+    cls = MODELS[args.model][args.task]
+    accepted = cls().get_params()
+    params = {name: getattr(args, name) for name in _ESTIMATOR_OPTIONS
+              if getattr(args, name) is not None}
+    for name in params:
+        if name not in accepted:
+            raise UsageError(
+                f"option {_ESTIMATOR_OPTIONS[name]} does not apply to --model {args.model} "
+                f"with --task {args.task} ({cls.__name__})"
+            )
+    return cls(**params, verbose=args.verbose)
+
+
+def run(args):
+    """Fit, save and print one summary line."""
+    X, y = load_svmlight_path(args.train_file, n_features=args.n_features)
+    model = make_estimator(args)
+    start = time.perf_counter()
+    model.fit(X, y)
+    seconds = time.perf_counter() - start
+    save(model, args.model_file)
+    if not args.quiet:
+        print(f"{type(model).__name__}: {training_score(model, X, y)}, {describe_size(model)}, "
+              f"fit {seconds:.3g} s; saved to {args.model_file}")
+    return 0
+
+
+def training_score(model, X, y):
+    """'training accuracy 0.9 (9/10)' or 'training RMSE 0.12'."""
+    predictions = model.predict(X)
+    if is_classifier(model):
+        correct = int(np.sum(predictions == y))
+        return f"training accuracy {correct / len(y):.4f} ({correct}/{len(y)})"
+    return f"training RMSE {np.sqrt(np.mean((predictions - y) ** 2)):.4g}"
+
+
+def describe_size(model):
+    """How many basis functions the fitted model evaluates per prediction."""
+    basis = getattr(model, "basis_", None)
+    if basis is None:
+        return f"linear in {model.n_features_in_} features (no basis functions)"
+    return f"{basis.shape[0]} basis functions"
