@@ -64,9 +64,13 @@ def test_tiny_memory_budget_blocks_equal_one_block(rng, name):
 
 
 def test_plan_block_rows_respects_budget():
-    rows = plan_block_rows(10**6, 1000, 20, 8, memory_budget=80 * 2**20, per_pair=2.0)
-    assert rows * 8 * (2 * 1000 + 20 + 1) <= 80 * 2**20
-    assert (rows + 1) * 8 * (2 * 1000 + 20 + 1) > 80 * 2**20
+    from sparsekernel.kernels import CACHE_BLOCK_BYTES
+
+    per_row = 8 * (2 * 1000 + 20 + 1)
+    rows = plan_block_rows(10**6, 1000, 20, 8, memory_budget=2 * 2**20, per_pair=2.0)
+    assert rows * per_row <= 2 * 2**20 < (rows + 1) * per_row  # budget-bound
+    rows = plan_block_rows(10**6, 1000, 20, 8, memory_budget=2**30, per_pair=2.0)
+    assert rows == CACHE_BLOCK_BYTES // (8 * 1000)  # cache-bound under a large budget
     assert plan_block_rows(10, 1000, 20, 8, memory_budget=2**40) == 10
     assert plan_block_rows(10, 1000, 20, 8, memory_budget=1) == 1
 

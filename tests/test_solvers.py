@@ -152,12 +152,37 @@ def test_keyboard_interrupt_returns_last_iterate(rng):
     assert "Interrupted" in res.message
 
 
-def test_subsampled_hessian_reaches_the_same_solution(rng):
+def test_presolve_on_a_row_subsample_reaches_the_same_solution(rng):
     F, y = _problem(rng, "classification", n=600)
     loss = SquaredSmoothHinge(np.inf)
-    exact = newton_armijo(F, y, loss, C=5.0, tol=1e-10, max_hessian_rows=None)
-    sub = newton_armijo(F, y, loss, C=5.0, tol=1e-10, max_hessian_rows=50)
-    assert sub.converged and exact.converged
-    np.testing.assert_allclose(sub.coef, exact.coef, rtol=1e-7, atol=1e-9)
-    # The first step from w = 0 sees all 600 rows active but builds the Hessian from 50.
-    assert sub.history[0]["n_active"] == 600
+    direct = newton_armijo(F, y, loss, C=5.0, tol=1e-10, presolve_rows=None)
+    warm = newton_armijo(F, y, loss, C=5.0, tol=1e-10, presolve_rows=50)
+    assert warm.converged and direct.converged
+    assert "Warm-started" in warm.message and "Warm-started" not in direct.message
+    np.testing.assert_allclose(warm.coef, direct.coef, rtol=1e-8, atol=1e-10)
+    # Started near the optimum, the full problem never sees all 600 rows active.
+    assert warm.history[0]["n_active"] < 600 == direct.history[0]["n_active"]
+
+
+def test_newton_system_row_updates_equal_a_fresh_build(rng):
+    from sparsekernel.solvers._hessian import NewtonSystem
+
+    F = rng.normal(size=(200, 6))
+    blocks = ArrayBlocks(F, block_rows=37)
+
+    def build(system, q):
+        system.begin(q)
+        for rows, Fb in blocks:
+            system.add_block(rows, Fb)
+        return system.finish().copy()
+
+    q1 = np.where(rng.random(200) < 0.6, 2.0, 0.0)
+    q2 = q1.copy()
+    q2[:30] = 2.0 - q2[:30]  # 30 rows enter or leave the active set
+    updated = NewtonSystem(6)
+    build(updated, q1)
+    H_inc = build(updated, q2)
+    assert updated._since_refresh == 1  # the second call took the update path
+    A = np.c_[F, np.ones(200)]
+    np.testing.assert_allclose(H_inc, np.eye(7) + A.T @ (q2[:, None] * A), rtol=1e-12)
+    np.testing.assert_allclose(H_inc, build(NewtonSystem(6), q2), rtol=1e-12)

@@ -34,6 +34,10 @@ class KernelBlocks:
     def dtype(self):
         return working_dtype(self.X, self.Z)
 
+    def take(self, indices):
+        """K(X[indices], Z) as an array."""
+        return self.kernel(self.X[indices], self.Z)
+
     def __iter__(self):
         return self.kernel.blocks(self.X, self.Z, self.block_rows)
 

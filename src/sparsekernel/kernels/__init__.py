@@ -1,6 +1,6 @@
 """Kernels: K(X, Z) in memory-bounded row blocks, dense or CSR, float32 or float64."""
 
-from ._blocks import iter_row_slices, plan_block_rows
+from ._blocks import CACHE_BLOCK_BYTES, iter_row_slices, plan_block_rows
 from ._functions import (
     laplacian_kernel,
     linear_kernel,
@@ -11,6 +11,7 @@ from ._functions import (
 from ._kernel import KERNELS, Kernel, resolve_gamma
 
 __all__ = [
+    "CACHE_BLOCK_BYTES",
     "KERNELS",
     "Kernel",
     "iter_row_slices",

@@ -6,7 +6,12 @@ while computing one block; the planner picks the largest number of rows that fit
 
 from __future__ import annotations
 
-__all__ = ["iter_row_slices", "plan_block_rows"]
+__all__ = ["CACHE_BLOCK_BYTES", "iter_row_slices", "plan_block_rows"]
+
+#: Target size of one block's output. Element-wise passes (norms, exp) over a block this size
+#: stay in cache and reuse freed heap memory; blocks of hundreds of MB were measured 3x slower
+#: (page faults on every fresh allocation, memory-bound passes).
+CACHE_BLOCK_BYTES = 8 * 2**20
 
 
 def plan_block_rows(n_rows, n_cols, n_features, itemsize, memory_budget, per_pair=2.0):
@@ -30,11 +35,14 @@ def plan_block_rows(n_rows, n_cols, n_features, itemsize, memory_budget, per_pai
     Returns
     -------
     int
-        Rows per block, at least 1 (a single row is always computed, even over budget).
+        Rows per block, at least 1 (a single row is always computed, even over budget). It
+        is also capped near :data:`CACHE_BLOCK_BYTES` of output (but at least 256 rows when
+        the budget allows), which is faster than one huge block.
     """
     bytes_per_row = itemsize * (per_pair * n_cols + n_features + 1)
     rows = int(memory_budget // max(bytes_per_row, 1))
-    return max(1, min(n_rows, rows))
+    cache_rows = max(256, CACHE_BLOCK_BYTES // max(itemsize * n_cols, 1))
+    return max(1, min(n_rows, rows, cache_rows))
 
 
 def iter_row_slices(n_rows, block_rows):

@@ -38,39 +38,46 @@ def squared_norms(X, dtype=None):
     return np.einsum("ij,ij->i", X, X)
 
 
-def _dot(X, Z, dtype):
-    """X @ Z.T as a dense array of ``dtype``; the only place that handles sparse products."""
+def _dot(X, Z, dtype, out=None):
+    """X @ Z.T as a dense array of ``dtype``; the only place that handles sparse products.
+
+    ``out`` (C-contiguous, ``dtype``) receives dense products directly; sparse products
+    ignore it and return a new array.
+    """
     if sp.issparse(X) or sp.issparse(Z):
-        out = X @ Z.T
-        out = out.toarray() if sp.issparse(out) else np.asarray(out)
-        return out.astype(dtype, copy=False)
-    return np.asarray(X, dtype=dtype) @ np.asarray(Z, dtype=dtype).T
+        K = X @ Z.T
+        K = K.toarray() if sp.issparse(K) else np.asarray(K)
+        return K.astype(dtype, copy=False)
+    Xd, Zd = np.asarray(X, dtype=dtype), np.asarray(Z, dtype=dtype)
+    if out is not None and out.dtype == dtype and out.flags.c_contiguous:
+        return np.matmul(Xd, Zd.T, out=out)
+    return Xd @ Zd.T
 
 
-def linear_kernel(X, Z):
+def linear_kernel(X, Z, out=None):
     """K(x, z) = <x, z>."""
-    return _dot(X, Z, working_dtype(X, Z))
+    return _dot(X, Z, working_dtype(X, Z), out)
 
 
-def polynomial_kernel(X, Z, gamma, degree, coef0):
+def polynomial_kernel(X, Z, gamma, degree, coef0, out=None):
     """K(x, z) = (gamma <x, z> + coef0) ** degree."""
-    K = _dot(X, Z, working_dtype(X, Z))
+    K = _dot(X, Z, working_dtype(X, Z), out)
     K *= gamma
     K += coef0
     K **= degree
     return K
 
 
-def sigmoid_kernel(X, Z, gamma, coef0):
+def sigmoid_kernel(X, Z, gamma, coef0, out=None):
     """K(x, z) = tanh(gamma <x, z> + coef0)."""
-    K = _dot(X, Z, working_dtype(X, Z))
+    K = _dot(X, Z, working_dtype(X, Z), out)
     K *= gamma
     K += coef0
     np.tanh(K, out=K)
     return K
 
 
-def rbf_kernel(X, Z, gamma, Z_sq_norms=None):
+def rbf_kernel(X, Z, gamma, Z_sq_norms=None, out=None):
     """K(x, z_j) = exp(-gamma_j ||x - z_j||^2).
 
     Parameters
@@ -81,11 +88,13 @@ def rbf_kernel(X, Z, gamma, Z_sq_norms=None):
         One width for all centres, or one per centre (column) for per-centre RBF widths.
     Z_sq_norms : ndarray of shape (m,), optional
         Precomputed squared norms of Z, reused across blocks of X.
+    out : ndarray of shape (n, m), optional
+        Where to write a dense result (saves a copy when filling a larger array).
     """
     dtype = working_dtype(X, Z)
     if Z_sq_norms is None:
         Z_sq_norms = squared_norms(Z, dtype)
-    K = _dot(X, Z, dtype)
+    K = _dot(X, Z, dtype, out)
     K *= -2.0
     K += squared_norms(X, dtype)[:, None]
     K += Z_sq_norms.astype(dtype, copy=False)[None, :]

@@ -82,7 +82,9 @@ class Kernel:
                 f"Unknown kernel {name!r}; expected one of {', '.join(map(repr, KERNELS))}."
             )
         if not np.isscalar(gamma) and name != "rbf":
-            raise ValueError(f"A per-centre gamma array is only supported for 'rbf', not {name!r}.")
+            raise ValueError(
+                f"A per-centre gamma array is only supported for 'rbf', not {name!r}."
+            )
         self.name, self.gamma, self.degree, self.coef0 = name, gamma, degree, coef0
         self.memory_budget = parse_memory_budget(memory_budget)
 
@@ -90,16 +92,16 @@ class Kernel:
         g = self.gamma if np.isscalar(self.gamma) else f"array({len(self.gamma)})"
         return f"Kernel({self.name!r}, gamma={g}, degree={self.degree}, coef0={self.coef0})"
 
-    def _compute(self, X, Z, Z_sq_norms=None):
+    def _compute(self, X, Z, Z_sq_norms=None, out=None):
         if self.name == "rbf":
-            return F.rbf_kernel(X, Z, self.gamma, Z_sq_norms)
+            return F.rbf_kernel(X, Z, self.gamma, Z_sq_norms, out=out)
         if self.name == "laplacian":
             return F.laplacian_kernel(X, Z, self.gamma)
         if self.name == "polynomial":
-            return F.polynomial_kernel(X, Z, self.gamma, self.degree, self.coef0)
+            return F.polynomial_kernel(X, Z, self.gamma, self.degree, self.coef0, out=out)
         if self.name == "sigmoid":
-            return F.sigmoid_kernel(X, Z, self.gamma, self.coef0)
-        return F.linear_kernel(X, Z)
+            return F.sigmoid_kernel(X, Z, self.gamma, self.coef0, out=out)
+        return F.linear_kernel(X, Z, out=out)
 
     def _check_gamma_shape(self, Z):
         if not np.isscalar(self.gamma) and len(self.gamma) != Z.shape[0]:
@@ -115,19 +117,24 @@ class Kernel:
             _PER_PAIR[self.name],
         )
 
-    def blocks(self, X, Z, block_rows=None):
-        """Yield ``(rows, K(X[rows], Z))`` for consecutive row slices of X."""
+    def blocks(self, X, Z, block_rows=None, out=None):
+        """Yield ``(rows, K(X[rows], Z))`` for consecutive row slices of X.
+
+        With ``out`` (an (n, m) C-contiguous array of the working dtype) dense blocks are
+        computed directly into ``out[rows]``, saving a copy.
+        """
         self._check_gamma_shape(Z)
         block_rows = block_rows or self.block_rows(X, Z)
         zn = F.squared_norms(Z, F.working_dtype(X, Z)) if self.name == "rbf" else None
         for rows in iter_row_slices(X.shape[0], block_rows):
-            yield rows, self._compute(X[rows], Z, zn)
+            yield rows, self._compute(X[rows], Z, zn, None if out is None else out[rows])
 
     def __call__(self, X, Z, block_rows=None):
         """Return the dense ``(n, m)`` matrix K(X, Z), filled block by block."""
         out = np.empty((X.shape[0], Z.shape[0]), dtype=F.working_dtype(X, Z))
-        for rows, K in self.blocks(X, Z, block_rows):
-            out[rows] = K
+        for rows, K in self.blocks(X, Z, block_rows, out=out):
+            if K.base is not out:
+                out[rows] = K
         return out
 
     def apply(self, X, Z, coef, block_rows=None):

@@ -2,7 +2,9 @@
 
 A solver iterates ``for rows, F_block in blocks`` and never learns where the blocks come from:
 a stored array (:class:`ArrayBlocks`) or features recomputed on the fly from a kernel (built in
-``sparsekernel.features``). Anything with ``shape``, ``dtype`` and that iteration protocol works.
+``sparsekernel.features``). Anything with ``shape``, ``dtype`` and that iteration protocol works;
+an optional ``take(indices)`` returning those rows as an array enables solvers' presolves on a
+row subsample.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import scipy.sparse as sp
 __all__ = ["ArrayBlocks", "as_row_blocks", "gram_weighted", "matvec", "rmatvec"]
 
 #: Temporary memory per block when a stored array is streamed (float64 copies of a float32
-#: block, active-row copies for the Hessian).
-_BLOCK_BYTES = 64 * 2**20
+#: block, active-row copies for the Hessian). Kept below glibc's largest mmap threshold
+#: (32 MiB) so the copies reuse heap memory instead of faulting in fresh pages each time.
+_BLOCK_BYTES = 16 * 2**20
 
 
 class ArrayBlocks:
@@ -32,6 +35,10 @@ class ArrayBlocks:
     @property
     def dtype(self):
         return self.F.dtype
+
+    def take(self, indices):
+        """The rows ``indices`` as an array (a copy)."""
+        return self.F[indices]
 
     def __iter__(self):
         n = self.F.shape[0]
@@ -61,11 +68,14 @@ def rmatvec(Fb, v):
     return np.asarray(out, dtype=np.float64).ravel()
 
 
-def gram_weighted(Fa, q):
-    """Fa.T @ diag(q) @ Fa as a dense float64 array, for rows with weights q >= 0."""
+def gram_weighted(Fa, q, overwrite=False):
+    """Fa.T @ diag(q) @ Fa as a dense float64 array, for rows with weights q >= 0.
+
+    ``overwrite=True`` lets a dense ``Fa`` that is already a private copy be scaled in place.
+    """
     sq = np.sqrt(q).astype(Fa.dtype, copy=False)
     if sp.issparse(Fa):
         G = sp.csr_matrix(Fa.multiply(sq[:, None]))
         return np.asarray((G.T @ G).toarray(), dtype=np.float64)
-    G = Fa * sq[:, None]
-    return np.asarray(G.T @ G, dtype=np.float64)
+    G = np.multiply(Fa, sq[:, None], out=Fa if overwrite else None)
+    return np.asarray(G.T @ G, dtype=np.float64)  # G.T @ G runs as one syrk

@@ -2,7 +2,7 @@
 
 from ._memory import DEFAULT_MEMORY_BUDGET, parse_memory_budget
 from ._progress import SolverProgress
-from ._validation import InvalidParameterError, Interval, Options, plain, validate_params
+from ._validation import Interval, InvalidParameterError, Options, plain, validate_params
 from ._weights import check_sample_weight
 
 __all__ = [

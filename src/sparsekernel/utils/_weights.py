@@ -25,7 +25,9 @@ def check_sample_weight(sample_weight, n_samples):
     if not np.all(np.isfinite(sw)):
         raise ValueError("sample_weight must be finite; it contains NaN or infinity.")
     if np.any(sw < 0):
-        raise ValueError(f"sample_weight must be non-negative; its minimum is {float(sw.min())!r}.")
+        raise ValueError(
+            f"sample_weight must be non-negative; its minimum is {float(sw.min())!r}."
+        )
     if sw.sum() <= 0:
         raise ValueError("sample_weight must have a positive sum; all weights are zero.")
     return sw

@@ -1,0 +1,116 @@
+"""Shared benchmark machinery: isolated runs, peak memory, JSON + Markdown output.
+
+Every method runs in a fresh child process started by the benchmark process (``spawn``: a
+forked child of a process whose OpenBLAS threads are running can deadlock). The child loads
+the data itself, calls :func:`mark_baseline`, then fits and predicts; its peak resident memory
+(``ru_maxrss``) is reported in full and above that baseline. All methods of one benchmark run
+on the same machine state, data and library versions. Benchmarks are never tests: they record
+numbers, they do not assert on them.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import platform
+import resource
+import time
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _rss_now_kib():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+_BASELINE = {"kib": 0}
+
+
+def mark_baseline():
+    """Record the child's RSS once its data are loaded (the memory the method adds is
+    measured above it)."""
+    _BASELINE["kib"] = _rss_now_kib()
+
+
+def _child(conn, fn, args):
+    try:
+        out = fn(*args)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        out["peak_rss_mib"] = round(peak / 1024, 1)
+        out["extra_rss_mib"] = round((peak - _BASELINE["kib"]) / 1024, 1)
+        conn.send(out)
+    except BaseException as exc:  # report, never hang the parent
+        conn.send({"error": f"{type(exc).__name__}: {exc}"})
+    finally:
+        conn.close()
+
+
+def run_isolated(fn, *args):
+    """Run ``fn(*args) -> dict`` in a spawned child; return its dict plus peak RSS figures.
+
+    ``fn`` must be a module-level function (it is imported by the child).
+    """
+    ctx = mp.get_context("spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, fn, args))
+    proc.start()
+    child.close()
+    result = parent.recv()
+    proc.join()
+    return result
+
+
+def timed(fn, *args, **kwargs):
+    """Return (result, seconds) for one call."""
+    t0 = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - t0
+
+
+def environment():
+    import scipy
+    import sklearn
+
+    import sparsekernel
+
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
+        "sparsekernel": sparsekernel.__version__,
+        "cpus": os.cpu_count(),
+        "machine": platform.machine(),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+    }
+
+
+def write_results(name, payload, columns, out_dir=None):
+    """Write NAME.json and NAME.md (a table of payload['rows']) into ``out_dir``."""
+    out = Path(out_dir) if out_dir else RESULTS
+    out.mkdir(parents=True, exist_ok=True)
+    payload = {"environment": environment(), **payload}
+    (out / f"{name}.json").write_text(json.dumps(payload, indent=2, default=float) + "\n")
+    lines = [f"# {payload.get('title', name)}", ""]
+    for note in payload.get("notes", []):
+        lines.append(f"- {note}")
+    lines += ["", "| " + " | ".join(c for c, _ in columns) + " |",
+              "|" + "---|" * len(columns)]
+    for row in payload["rows"]:
+        cells = []
+        for _, key in columns:
+            v = row.get(key, "")
+            cells.append(f"{v:.4g}" if isinstance(v, float) else str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    env = payload["environment"]
+    lines += ["", "Environment: " + ", ".join(f"{k} {v}" for k, v in env.items())]
+    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
+    return out / f"{name}.md"
