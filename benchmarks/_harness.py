@@ -2,10 +2,10 @@
 
 Every method runs in a fresh child process started by the benchmark process (``spawn``: a
 forked child of a process whose OpenBLAS threads are running can deadlock). The child loads
-the data itself, calls :func:`mark_baseline`, then fits and predicts; its peak resident memory
-(``ru_maxrss``) is reported in full and above that baseline. All methods of one benchmark run
-on the same machine state, data and library versions. Benchmarks are never tests: they record
-numbers, they do not assert on them.
+the data itself, calls :func:`mark_baseline`, then fits and predicts; its peak resident
+memory (``VmHWM``, reset after loading) is reported in full and above that baseline. All
+methods of one benchmark run on the same machine state, data and library versions.
+Benchmarks are never tests: they record numbers, they do not assert on them.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ import numpy as np
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def _rss_now_kib():
+def _status_kib(field):
     with open("/proc/self/status") as fh:
         for line in fh:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
 
@@ -35,15 +35,20 @@ _BASELINE = {"kib": 0}
 
 
 def mark_baseline():
-    """Record the child's RSS once its data are loaded (the memory the method adds is
-    measured above it)."""
-    _BASELINE["kib"] = _rss_now_kib()
+    """Reset the peak-RSS counter once the data are loaded (Linux ``clear_refs``), so the
+    reported peak covers fitting and predicting only; record the RSS at that point."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:  # not Linux: the peak then includes loading
+        pass
+    _BASELINE["kib"] = _status_kib("VmRSS")
 
 
 def _child(conn, fn, args):
     try:
         out = fn(*args)
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak = _status_kib("VmHWM") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         out["peak_rss_mib"] = round(peak / 1024, 1)
         out["extra_rss_mib"] = round((peak - _BASELINE["kib"]) / 1024, 1)
         conn.send(out)
