@@ -186,3 +186,50 @@ def test_newton_system_row_updates_equal_a_fresh_build(rng):
     A = np.c_[F, np.ones(200)]
     np.testing.assert_allclose(H_inc, np.eye(7) + A.T @ (q2[:, None] * A), rtol=1e-12)
     np.testing.assert_allclose(H_inc, build(NewtonSystem(6), q2), rtol=1e-12)
+
+
+def test_float32_rebuild_is_replaced_by_an_exact_one_once_settled(rng, monkeypatch):
+    from sparsekernel.solvers import _hessian
+
+    monkeypatch.setattr(_hessian, "FAST_GRAM_MIN_WORK", 0.0)
+    F = rng.normal(size=(300, 8))
+    A = np.c_[F, np.ones(300)]
+    blocks = ArrayBlocks(F, block_rows=64)
+
+    def build(system, q):
+        system.begin(q)
+        for rows, Fb in blocks:
+            system.add_block(rows, Fb)
+        return system.finish().copy()
+
+    def exact(q):
+        return np.eye(9) + A.T @ (q[:, None] * A)
+
+    system = _hessian.NewtonSystem(8)
+    q1 = np.where(rng.random(300) < 0.7, 1.5, 0.0)
+    H1 = build(system, q1)  # first build: float32 Gram
+    assert system.approximate
+    err = np.abs(H1 - exact(q1)).max()
+    assert 0 < err < 1e-4 * np.abs(exact(q1)).max()
+    q2 = q1.copy()
+    q2[:10] = 1.5 - q2[:10]  # few changes: the system has settled
+    H2 = build(system, q2)
+    assert not system.approximate and system._since_refresh == 0
+    np.testing.assert_allclose(H2, exact(q2), rtol=1e-12)
+    q3 = q2.copy()
+    q3[10:15] = 1.5 - q3[10:15]
+    np.testing.assert_allclose(build(system, q3), exact(q3), rtol=1e-12)
+    assert system._since_refresh == 1  # and now it updates exactly
+
+
+def test_newton_with_float32_rebuilds_reaches_the_same_solution(rng, monkeypatch):
+    from sparsekernel.solvers import _hessian
+
+    F, y = _problem(rng, "classification", n=400)
+    loss = SquaredSmoothHinge(np.inf)
+    monkeypatch.setattr(_hessian, "FAST_GRAM_MIN_WORK", np.inf)
+    ref = newton_armijo(F, y, loss, C=10.0, tol=1e-10, presolve_rows=None)
+    monkeypatch.setattr(_hessian, "FAST_GRAM_MIN_WORK", 0.0)
+    fast = newton_armijo(F, y, loss, C=10.0, tol=1e-10, presolve_rows=None)
+    assert fast.converged and ref.converged
+    np.testing.assert_allclose(fast.coef, ref.coef, rtol=1e-8, atol=1e-10)
