@@ -152,7 +152,8 @@ class _LowRankBase(BaseEstimator):
         c = 1.0 if self.basis_function == "robust_rbf" else 0.5
         spread = np.array([np.abs(Xs[labels == k] - mu[k]).sum(1).mean()
                            if np.any(labels == k) else np.nan for k in range(M)])
-        spread[~(spread > 0)] = np.nanmedian(spread) if np.any(spread > 0) else Xs.shape[1]
+        positive = spread[spread > 0]
+        spread[~(spread > 0)] = np.median(positive) if positive.size else Xs.shape[1]
         return mu, np.repeat((c / spread)[:, None], Xs.shape[1], axis=1)
 
     def _reseed(self, Xs, Phi, mu, sigma, sigma0, residual):
@@ -168,7 +169,11 @@ class _LowRankBase(BaseEstimator):
         """The alternating loop; sets centers_, shapes_, coef_ (k, M), intercept_ (k,)."""
         rng = check_random_state(self.random_state)
         Xs, self._mean, self._scale = self._standardise(X)
-        M = resolve_n_basis(self.n_basis, Xs.shape[0], max_auto=10)
+        n = Xs.shape[0]
+        if isinstance(self.n_basis, int) and self.n_basis > n:
+            raise ValueError(f"n_basis={self.n_basis} exceeds the number of training samples "
+                             f"(n_samples={n}).")
+        M = resolve_n_basis(self.n_basis, n, max_auto=10)
         mu, sigma = self._init_bases(Xs, M, rng)
         sigma0 = sigma.copy()
         self.n_reseeded_ = 0
