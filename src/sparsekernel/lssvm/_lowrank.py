@@ -41,6 +41,9 @@ worst-fitted training point with their initial shape.
 
 from __future__ import annotations
 
+import logging
+import warnings
+
 import numpy as np
 from scipy.linalg import cho_solve
 from sklearn.base import BaseEstimator
@@ -61,6 +64,7 @@ __all__ = ["CRITERIA", "LowRankLSSVC", "LowRankLSSVR", "criterion_gradient"]
 CRITERIA = ("abs", "square", "target")
 _DEAD = 1e-12
 _KMEDOIDS_ROWS = 2000
+logger = logging.getLogger("sparsekernel")
 
 
 def _closed_form(Phi, Y, sw, C):
@@ -175,31 +179,9 @@ class _LowRankBase(BaseEstimator):
                              f"(n_samples={n}).")
         M = resolve_n_basis(self.n_basis, n, max_auto=10)
         mu, sigma = self._init_bases(Xs, M, rng)
-        sigma0 = sigma.copy()
         self.n_reseeded_ = 0
-        eta, prev, best, history = self.learning_rate, np.inf, None, []
-        residual = rng.random_sample(Xs.shape[0])
-        for it in range(self.max_iter + 1):
-            Phi = basis_values(Xs, mu, sigma, self.basis_function)
-            if self._reseed(Xs, Phi, mu, sigma, sigma0, residual):
-                Phi = basis_values(Xs, mu, sigma, self.basis_function)
-            W, b, res = _closed_form(Phi, Y, sw, self.C)
-            residual = (sw[:, None] * np.abs(Y - Phi @ W - b)).sum(1)
-            J, G = _criterion(self.criterion, Phi, Y, sw, self.C, W, b, res)
-            history.append((res.objective, J))
-            if best is None or res.objective < best[0]:
-                best = (res.objective, mu.copy(), sigma.copy(), W, b, it)
-            eta = eta * 1.1 if J <= prev else eta * 0.5
-            prev = J
-            if it == self.max_iter or eta < 1e-6 * self.learning_rate:
-                break
-            g_mu, g_sigma = basis_gradient(Xs, mu, sigma, self.basis_function, G)
-            g_log = g_sigma * sigma
-            norm = np.sqrt(np.sum(g_mu**2) + np.sum(g_log**2))
-            if not norm > 0:
-                break
-            mu = mu - eta * g_mu / norm
-            sigma = sigma * np.exp(-eta * g_log / norm)
+        history = []
+        best, it = self._iterate(Xs, Y, sw, mu, sigma, rng.random_sample(n), history)
         objective, mu, sigma, W, b, it_best = best
         # Back to input units: sigma |x'_j - mu'_j| with x' = (x - m) / s.
         self.centers_ = self._mean + self._scale * mu
@@ -207,6 +189,50 @@ class _LowRankBase(BaseEstimator):
         self.coef_, self.intercept_ = np.ascontiguousarray(W.T), np.atleast_1d(b)
         self.objective_, self.n_iter_, self.best_iter_ = objective, it, it_best
         self.history_ = np.array(history)
+
+    def _iterate(self, Xs, Y, sw, mu, sigma, residual, history):
+        """Alternate closed-form and basis steps; return (best iterate, iterations).
+
+        A KeyboardInterrupt stops the loop cleanly and keeps the best iterate so far.
+        """
+        sigma0 = sigma.copy()
+        eta, prev, best, it = self.learning_rate, np.inf, None, 0
+        try:
+            for it in range(self.max_iter + 1):
+                Phi = basis_values(Xs, mu, sigma, self.basis_function)
+                if self._reseed(Xs, Phi, mu, sigma, sigma0, residual):
+                    Phi = basis_values(Xs, mu, sigma, self.basis_function)
+                W, b, res = _closed_form(Phi, Y, sw, self.C)
+                residual = (sw[:, None] * np.abs(Y - Phi @ W - b)).sum(1)
+                J, G = _criterion(self.criterion, Phi, Y, sw, self.C, W, b, res)
+                history.append((res.objective, J))
+                if self.verbose:
+                    logger.info("%s iteration %d: objective %.6g, criterion %.6g, step %.3g",
+                                type(self).__name__, it, res.objective, J, eta)
+                if best is None or res.objective < best[0]:
+                    best = (res.objective, mu.copy(), sigma.copy(), W, b, it)
+                eta = eta * 1.1 if J <= prev else eta * 0.5
+                prev = J
+                if it == self.max_iter or eta < 1e-6 * self.learning_rate:
+                    break
+                mu, sigma = self._basis_step(Xs, mu, sigma, G, eta)
+                if mu is None:
+                    break
+        except KeyboardInterrupt:
+            if best is None:
+                raise
+            warnings.warn(f"{type(self).__name__} interrupted at iteration {it}; keeping the "
+                          "best iterate so far.", UserWarning, stacklevel=4)
+        return best, it
+
+    def _basis_step(self, Xs, mu, sigma, G, eta):
+        """Normalized gradient step on (mu, log sigma); (None, None) at a zero gradient."""
+        g_mu, g_sigma = basis_gradient(Xs, mu, sigma, self.basis_function, G)
+        g_log = g_sigma * sigma
+        norm = np.sqrt(np.sum(g_mu**2) + np.sum(g_log**2))
+        if not norm > 0:
+            return None, None
+        return mu - eta * g_mu / norm, sigma * np.exp(-eta * g_log / norm)
 
     def transform_bases(self, X):
         """The learned features phi(x), shape (n, M)."""
@@ -329,7 +355,7 @@ _PARAMS = """
     random_state : int, RandomState or None, default=None
         Seed of the k-medoids initialisation and re-seeding.
     verbose : int, default=0
-        Unused; kept for a uniform interface.
+        Log every iteration (logger ``sparsekernel``, level INFO) when positive.
 
     Attributes
     ----------

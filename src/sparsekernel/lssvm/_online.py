@@ -13,6 +13,9 @@ start.
 
 from __future__ import annotations
 
+import logging
+import warnings
+
 import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -29,6 +32,7 @@ from ._docs import PARAMS, doc
 __all__ = ["OnlineLSSVR"]
 
 _CHUNK = 512
+logger = logging.getLogger("sparsekernel")
 
 
 class OnlineLSSVR(RegressorMixin, BaseLSSVM):
@@ -127,16 +131,27 @@ class OnlineLSSVR(RegressorMixin, BaseLSSVM):
         y = np.asarray(y, dtype=np.float64)
         kern = self._kernel()
         # The per-point work is O(N_w^2) on small matrices: threaded BLAS only adds overhead.
-        with threadpool_limits(1, user_api="blas"):
-            for start in range(0, X.shape[0], _CHUNK):
-                rows = slice(start, min(start + _CHUNK, X.shape[0]))
-                self._stream_chunk(kern, dense_rows(X[rows]), y[rows], sw[rows])
-        self.n_samples_seen_ += X.shape[0]
+        done = 0
+        try:
+            with threadpool_limits(1, user_api="blas"):
+                for start in range(0, X.shape[0], _CHUNK):
+                    rows = slice(start, min(start + _CHUNK, X.shape[0]))
+                    done = self._stream_chunk(kern, dense_rows(X[rows]), y[rows], sw[rows],
+                                              start)
+                    if self.verbose:
+                        logger.info("OnlineLSSVR: %d of %d rows streamed", done, X.shape[0])
+        except KeyboardInterrupt:
+            # Every arrival leaves a consistent working set: keep what was streamed.
+            warnings.warn(f"OnlineLSSVR interrupted after {done} of {X.shape[0]} rows; the "
+                          "model holds the working set at that point.", UserWarning,
+                          stacklevel=3)
+        self.n_samples_seen_ += done
         self._publish()
         return self
 
-    def _stream_chunk(self, kern, Xc, yc, sc):
-        """Kernel rows of the chunk against the slots at its start plus the chunk itself."""
+    def _stream_chunk(self, kern, Xc, yc, sc, offset):
+        """Stream one chunk; return the rows done. Kernel rows come from K(chunk, slots at
+        the chunk's start + chunk), computed once."""
         solver, Xw, budget = self._solver, self._Xw, self.n_basis
         cap = solver.capacity
         Kc = kern(Xc, np.vstack([Xw, Xc]))
@@ -150,6 +165,7 @@ class OnlineLSSVR(RegressorMixin, BaseLSSVM):
             if solver.size > budget:
                 alpha, _ = solver.solve()
                 solver.remove(int(np.argmin(np.where(solver.active, np.abs(alpha), np.inf))))
+        return offset + Xc.shape[0]
 
     def _publish(self):
         """Public fitted attributes from the current working set (slot order)."""
@@ -187,7 +203,9 @@ OnlineLSSVR.__doc__ = doc(
     refactor_every : int or None, default=1000
         Updates (additions and removals) between full refactorizations of the working-set
         system, which bound the round-off drift of the O(N_w^2) updates; None never.""" +
-    PARAMS["memory_budget"] + PARAMS["verbose"],
+    PARAMS["memory_budget"] + """
+    verbose : int, default=0
+        Log a line per 512 streamed rows (logger ``sparsekernel``, level INFO).""",
     extra_attrs="""
     support_targets_ : ndarray of shape (m,)
         Targets of the kept points.

@@ -16,7 +16,9 @@ for the reduced fit. Both estimators share all of LSSVR/LSSVC's fitting code.
 
 from __future__ import annotations
 
+import logging
 import math
+import warnings
 
 import numpy as np
 from sklearn.model_selection import train_test_split
@@ -27,6 +29,8 @@ from ._base import BaseLSSVM, LSSVMClassifierMixin, LSSVMRegressorMixin
 from ._docs import ATTRIBUTES, PARAMS, doc
 
 __all__ = ["PrunedLSSVC", "PrunedLSSVR"]
+
+logger = logging.getLogger("sparsekernel")
 
 _EXACT_PARAMS = [p for p in BaseLSSVM._parameter_constraints if p not in ("n_basis", "basis")]
 
@@ -59,14 +63,23 @@ class _PruningMixin:
     def _prune(self, X, T, sw, X_val, T_val):
         """Refit on shrinking subsets; keep the last model within the tolerance."""
         keep = np.flatnonzero(sw > 0)
-        sizes, errors, ref, state = [], [], None, None
+        sizes, errors, state = [], [], None
         while True:
-            self._fit_exact(X[keep], T[keep], sw[keep])
-            err = float(np.mean((self._raw_decision(X_val) - T_val) ** 2))
+            try:
+                self._fit_exact(X[keep], T[keep], sw[keep])
+            except KeyboardInterrupt:
+                if state is None:
+                    raise
+                warnings.warn(f"{type(self).__name__} pruning interrupted after {len(sizes)} "
+                              "rounds; keeping the last accepted model.", UserWarning,
+                              stacklevel=3)
+                break
             sizes.append(len(keep))
-            errors.append(err)
-            ref = err if ref is None else ref
-            if err > ref * (1.0 + self.prune_tol) + 1e-15 and state is not None:
+            errors.append(float(np.mean((self._raw_decision(X_val) - T_val) ** 2)))
+            if self.verbose:
+                logger.info("%s: %d support vectors, validation MSE %.6g",
+                            type(self).__name__, sizes[-1], errors[-1])
+            if state is not None and errors[-1] > errors[0] * (1.0 + self.prune_tol) + 1e-15:
                 break
             state = (keep, self.coef_, self.intercept_, self.objective_)
             n_drop = max(1, math.ceil(self.prune_fraction * len(keep)))
