@@ -5,6 +5,7 @@ import scipy.sparse as sp
 from sparsekernel.basis import (
     FixedBasis,
     KMeansBasis,
+    KMedoidsBasis,
     RandomBasis,
     make_basis_selector,
     resolve_n_basis,
@@ -94,7 +95,8 @@ def test_make_basis_selector_dispatch(data):
     assert isinstance(make_basis_selector(X[:3]), FixedBasis)
     sel = KMeansBasis(max_iter=2)
     assert make_basis_selector(sel) is sel
-    with pytest.raises(ValueError, match="'random', 'kmeans'.*Got 'kmedoids'"):
-        make_basis_selector("kmedoids")
+    assert isinstance(make_basis_selector("kmedoids"), KMedoidsBasis)
+    with pytest.raises(ValueError, match="'random', 'kmeans', 'kmedoids'.*Got 'kmedian'"):
+        make_basis_selector("kmedian")
     with pytest.raises(TypeError, match="dict"):
         make_basis_selector({"a": 1})

@@ -24,3 +24,18 @@ def test_ijcnn1_benchmark_quick_profile_runs(tmp_path):
         assert "error" not in row, row
         assert 0.0 <= row["test_error_pct"] <= 100.0 and row["fit_s"] > 0
     assert "| test error % |" in (tmp_path / "ijcnn1_quick.md").read_text()
+
+
+def test_lssvm_benchmark_quick_profile_runs(tmp_path):
+    subprocess.run([sys.executable, str(BENCH / "bench_lssvm.py"), "--quick", "--out",
+                    str(tmp_path)], check=True, capture_output=True, timeout=600)
+    result = json.loads((tmp_path / "lssvm_quick.json").read_text())
+    full, kr = result["sine"][0], result["sine"][1]
+    assert full["n_support_mean"] == 1000
+    # The LS-SVM and kernel ridge on centred targets fit nearly the same function.
+    assert abs(full["mse_vs_f_mean"] - kr["mse_vs_f_mean"]) < 0.2 * full["mse_vs_f_mean"]
+    assert [r["n_support_mean"] for r in result["sine"][3:]] == [200, 200]
+    assert all(0 <= r["test_error_pct"] <= 100 for r in result["ripley"])
+    assert result["throughput"]["n_points"] == 5000 and "error" not in result["throughput"]
+    assert (tmp_path / "lssvm_sine_figure2_quick.png").stat().st_size > 0
+    assert "## 2. LR-LSSVM on Ripley" in (tmp_path / "lssvm_quick.md").read_text()

@@ -1,11 +1,27 @@
 """sparsekernel: kernel machines on m << n basis functions, at linear-model cost."""
 
 from .features import ReducedFeatures
+from .lssvm import (
+    LSSVC,
+    LSSVR,
+    LowRankLSSVC,
+    LowRankLSSVR,
+    OnlineLSSVR,
+    PrunedLSSVC,
+    PrunedLSSVR,
+)
 from .svm import ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "LSSVC",
+    "LSSVR",
+    "LowRankLSSVC",
+    "LowRankLSSVR",
+    "OnlineLSSVR",
+    "PrunedLSSVC",
+    "PrunedLSSVR",
     "ReducedFeatures",
     "ReducedSVC",
     "ReducedSVR",

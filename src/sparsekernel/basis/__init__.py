@@ -1,6 +1,7 @@
 """Choose the m basis points Z (landmarks / reduced set) for a reduced kernel machine."""
 
 from ._base import BasisResult, BasisSelector, resolve_n_basis
+from ._kmedoids import KMedoidsBasis
 from ._registry import BASIS_SELECTORS, make_basis_selector
 from ._selectors import FixedBasis, KMeansBasis, RandomBasis
 
@@ -10,6 +11,7 @@ __all__ = [
     "BasisSelector",
     "FixedBasis",
     "KMeansBasis",
+    "KMedoidsBasis",
     "RandomBasis",
     "make_basis_selector",
     "resolve_n_basis",

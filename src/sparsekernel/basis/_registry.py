@@ -5,12 +5,13 @@ from __future__ import annotations
 import scipy.sparse as sp
 
 from ._base import BasisSelector
+from ._kmedoids import KMedoidsBasis
 from ._selectors import FixedBasis, KMeansBasis, RandomBasis
 
 __all__ = ["BASIS_SELECTORS", "make_basis_selector"]
 
 #: Names accepted by ``basis=``; later selectors register themselves here.
-BASIS_SELECTORS = {"random": RandomBasis, "kmeans": KMeansBasis}
+BASIS_SELECTORS = {"random": RandomBasis, "kmeans": KMeansBasis, "kmedoids": KMedoidsBasis}
 
 
 def make_basis_selector(basis):

@@ -1,0 +1,109 @@
+"""LSSVR and LSSVC: exact LS-SVM for small n, reduced (Nystrom) LS-SVM when n_basis is given."""
+
+from __future__ import annotations
+
+from ..utils import Options
+from ._base import BaseLSSVM, LSSVMClassifierMixin, LSSVMRegressorMixin
+from ._docs import doc
+
+__all__ = ["LSSVC", "LSSVR"]
+
+
+class LSSVR(LSSVMRegressorMixin, BaseLSSVM):
+    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis=None,
+                 basis="random", memory_budget=None, random_state=None, verbose=0):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.C = C
+        self.n_basis = n_basis
+        self.basis = basis
+        self.memory_budget = memory_budget
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Real targets.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights ``s_i`` of the squared errors.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, Y, sw = self._regressor_data(X, y, sample_weight)
+        self._fit_targets(X, Y, sw, None)
+        self._as_regressor()
+        return self
+
+
+class LSSVC(LSSVMClassifierMixin, BaseLSSVM):
+    _parameter_constraints = {**BaseLSSVM._parameter_constraints,
+                              "class_weight": [None, Options("balanced"), "dict"]}
+
+    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis=None,
+                 basis="random", memory_budget=None, class_weight=None, random_state=None,
+                 verbose=0):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.C = C
+        self.n_basis = n_basis
+        self.basis = basis
+        self.memory_budget = memory_budget
+        self.class_weight = class_weight
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels; more than two classes are fitted one-vs-rest on one shared
+            kernel factorization (exact) or feature map (reduced).
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
+        self._fit_targets(X, Y, sw, y_enc)
+        return self
+
+
+LSSVR.__doc__ = doc(
+    "Least-squares support vector regression (Suykens): exact, or reduced with n_basis.",
+    ["kernel", "C", "n_basis", "basis", "memory_budget", "random_state", "verbose"],
+)
+LSSVC.__doc__ = doc(
+    "Least-squares support vector classifier (Suykens & Vandewalle 1999): exact, or reduced\n"
+    "    with n_basis.",
+    ["kernel", "C", "n_basis", "basis", "memory_budget", "class_weight", "random_state",
+     "verbose"],
+    classifier=True,
+    examples="""
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sparsekernel import LSSVC
+    >>> X, y = make_moons(300, noise=0.1, random_state=0)
+    >>> exact = LSSVC(gamma=2.0, C=10.0).fit(X, y)
+    >>> reduced = LSSVC(gamma=2.0, C=10.0, n_basis=40, random_state=0).fit(X, y)
+    >>> exact.n_support_, reduced.n_support_
+    (300, 40)
+""",
+)

@@ -1,0 +1,222 @@
+"""On-line pruning LS-SVM regression with a fixed budget (Kim, Shim & Oh).
+
+Section 3 of the paper: keep N_w support vectors; when the point (x_{n+1}, y_{n+1}) arrives,
+solve the LS-SVM on the N_w + 1 points, then drop the point with the smallest |alpha_i|. The
+model predicts at any time from the N_w kept points (re-solved on them).
+
+Each arrival costs O(N_w^2): :class:`~sparsekernel.solvers.IncrementalLSSVM` borders and
+downdates the inverse of the working set's system instead of solving it afresh (O(N_w^3)).
+Kernel rows come from one K(chunk, working set + chunk) evaluation per chunk of arrivals:
+the working set during a chunk only ever holds the chunk's points and those present at its
+start.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+from sklearn.base import RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from ..features import make_kernel
+from ..kernels import Kernel
+from ..solvers import IncrementalLSSVM
+from ..svm._base import _DTYPES
+from ..utils import Interval, check_sample_weight
+from ._base import LSSVM_CONSTRAINTS, BaseLSSVM, dense_rows
+from ._docs import PARAMS, doc
+
+__all__ = ["OnlineLSSVR"]
+
+_CHUNK = 512
+logger = logging.getLogger("sparsekernel")
+
+
+class OnlineLSSVR(RegressorMixin, BaseLSSVM):
+    _parameter_constraints = {
+        **LSSVM_CONSTRAINTS,
+        "n_basis": [Interval("int", 1, None, closed="left")],
+        "refactor_every": [None, Interval("int", 1, None, closed="left")],
+    }
+
+    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis=200,
+                 refactor_every=1000, memory_budget=None, verbose=0):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.C = C
+        self.n_basis = n_basis
+        self.refactor_every = refactor_every
+        self.memory_budget = memory_budget
+        self.verbose = verbose
+
+    def fit(self, X, y, sample_weight=None):
+        """Stream the rows of (X, y) in order through a fresh model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight ``s_i`` each point carries while it is in the working set; zero-weight
+            points are skipped.
+
+        Returns
+        -------
+        self
+        """
+        for attr in ("_solver", "_Xw"):
+            self.__dict__.pop(attr, None)
+        self._check_params()
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, y_numeric=True)
+        self._start(X)
+        return self._stream(X, y, sample_weight)
+
+    def partial_fit(self, X, y, sample_weight=None):
+        """Stream one point or a batch (rows in order) into the current model.
+
+        The first call sets up the model (``gamma='scale'`` is then resolved on that batch;
+        give a number when streaming single points).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "basis_")
+        if first:
+            self._check_params()
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, y_numeric=True,
+                             reset=first)
+        if first:
+            self._start(X)
+        elif not hasattr(self, "_solver"):
+            self._restore()
+        return self._stream(X, y, sample_weight)
+
+    def _start(self, X):
+        kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
+                           self.memory_budget, X)
+        self.gamma_ = kern.gamma
+        self.n_samples_seen_ = 0
+        self._solver = IncrementalLSSVM(self.n_basis + 1, self.C, self.refactor_every)
+        self._Xw = np.zeros((self.n_basis + 1, X.shape[1]))
+
+    def _restore(self):
+        """Rebuild the solver from the public attributes (after :func:`sparsekernel.io.load`)."""
+        seen = self.n_samples_seen_
+        self._start(self.basis_)
+        self.n_samples_seen_ = seen
+        Xw = np.asarray(self.basis_, dtype=np.float64)
+        K = self._kernel()(Xw, Xw)
+        solver = self._solver
+        for i in range(Xw.shape[0]):
+            row = np.zeros(solver.capacity)
+            row[:i] = K[i, :i]  # slots are taken in order 0, 1, ... on a fresh solver
+            slot = solver.add(row, K[i, i], self.support_targets_[i], key=i,
+                              weight=self.support_weights_[i])
+            self._Xw[slot] = Xw[i]
+
+    def _stream(self, X, y, sample_weight):
+        sw = check_sample_weight(sample_weight, X.shape[0])
+        y = np.asarray(y, dtype=np.float64)
+        kern = self._kernel()
+        # The per-point work is O(N_w^2) on small matrices: threaded BLAS only adds overhead.
+        done = 0
+        try:
+            with threadpool_limits(1, user_api="blas"):
+                for start in range(0, X.shape[0], _CHUNK):
+                    rows = slice(start, min(start + _CHUNK, X.shape[0]))
+                    done = self._stream_chunk(kern, dense_rows(X[rows]), y[rows], sw[rows],
+                                              start)
+                    if self.verbose:
+                        logger.info("OnlineLSSVR: %d of %d rows streamed", done, X.shape[0])
+        except KeyboardInterrupt:
+            # Every arrival leaves a consistent working set: keep what was streamed.
+            warnings.warn(f"OnlineLSSVR interrupted after {done} of {X.shape[0]} rows; the "
+                          "model holds the working set at that point.", UserWarning,
+                          stacklevel=3)
+        self.n_samples_seen_ += done
+        self._publish()
+        return self
+
+    def _stream_chunk(self, kern, Xc, yc, sc, offset):
+        """Stream one chunk; return the rows done. Kernel rows come from K(chunk, slots at
+        the chunk's start + chunk), computed once."""
+        solver, Xw, budget = self._solver, self._Xw, self.n_basis
+        cap = solver.capacity
+        Kc = kern(Xc, np.vstack([Xw, Xc]))
+        solver.keys[:] = np.arange(cap)  # key of a slot = its column in Kc
+        keys = solver.keys
+        for t in range(Xc.shape[0]):
+            if sc[t] <= 0:
+                continue
+            slot = solver.add(Kc[t, keys], Kc[t, cap + t], yc[t], key=cap + t, weight=sc[t])
+            Xw[slot] = Xc[t]
+            if solver.size > budget:
+                alpha, _ = solver.solve()
+                solver.remove(int(np.argmin(np.where(solver.active, np.abs(alpha), np.inf))))
+        return offset + Xc.shape[0]
+
+    def _publish(self):
+        """Public fitted attributes from the current working set (slot order)."""
+        solver = self._solver
+        idx = np.flatnonzero(solver.active)
+        if idx.size == 0:
+            raise ValueError("OnlineLSSVR has seen no sample with a positive weight.")
+        alpha, b = solver.solve()
+        self.basis_ = self._Xw[idx].copy()
+        self.coef_, self.intercept_ = alpha[idx].copy(), b
+        self.support_targets_ = solver.y[idx].copy()
+        self.support_weights_ = solver.s[idx].copy()
+        self.objective_ = solver.result().objective
+
+    def _kernel(self):
+        return Kernel(self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0,
+                      memory_budget=self.memory_budget)
+
+    def predict(self, X):
+        """Predictions from the current working set, shape (n,)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        Z = self.basis_.astype(X.dtype, copy=False)
+        return self._kernel().apply(X, Z, self.coef_) + self.intercept_
+
+
+OnlineLSSVR.__doc__ = doc(
+    "On-line pruning LS-SVM regression on a fixed budget of n_basis support vectors\n"
+    "    (Kim, Shim & Oh): every arrival joins the working set, then the point with the\n"
+    "    smallest |alpha| leaves. O(n_basis^2) per arrival; memory O(n_basis^2).",
+    ["kernel", "C"],
+    extra_params="""
+    n_basis : int, default=200
+        Budget N_w: number of support vectors kept.
+    refactor_every : int or None, default=1000
+        Updates (additions and removals) between full refactorizations of the working-set
+        system, which bound the round-off drift of the O(N_w^2) updates; None never.""" +
+    PARAMS["memory_budget"] + """
+    verbose : int, default=0
+        Log a line per 512 streamed rows (logger ``sparsekernel``, level INFO).""",
+    extra_attrs="""
+    support_targets_ : ndarray of shape (m,)
+        Targets of the kept points.
+    support_weights_ : ndarray of shape (m,)
+        Sample weights of the kept points.
+    n_samples_seen_ : int
+        Rows streamed so far.""",
+    notes="""
+    Notes
+    -----
+    ``partial_fit`` after :func:`sparsekernel.io.load` rebuilds the working-set system
+    from ``basis_``, ``support_targets_`` and ``support_weights_``.
+""",
+)

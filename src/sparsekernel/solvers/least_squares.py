@@ -1,0 +1,319 @@
+"""Linear systems of the least-squares SVM (LS-SVM) family.
+
+Objective (Suykens & Vandewalle 1999; the LS-SVM family states it once here)::
+
+    min_{w, b}  1/2 ||w||^2 + C/2 * sum_i s_i * (y_i - f(x_i))^2,   f(x) = w^T phi(x) + b
+
+with sample weights ``s_i`` and an unpenalized bias ``b``. Three ways to solve it:
+
+- :func:`lssvm_dual`: the exact (n+1) bordered system on a kernel matrix ``K``::
+
+      [0   1^T              ] [b    ]   [0]
+      [1   K + diag(1/(C s))] [alpha] = [y]
+
+  solved by one Cholesky factorization of ``A = K + diag(1/(C s))`` and two solves
+  (``A eta = 1``, ``A nu = y``; ``b = 1^T nu / 1^T eta``, ``alpha = nu - b eta``), never an
+  explicit inverse.
+- :func:`lssvm_primal`: the (m+1) normal equations on explicit features ``F`` (n x m), in the
+  centred form of formulas.md 1.2 (weighted means ``fbar``, ``ybar``; ``F_c = F - 1 fbar^T``)::
+
+      (F_c^T S F_c + I / C) w = F_c^T S (y - ybar),   b = ybar - fbar^T w
+
+- :class:`IncrementalLSSVM`: the dual system on a working set that grows and shrinks one point
+  at a time in O(N_w^2) (bordered update / downdate of the inverse of ``A``), with a periodic
+  full refactorization that bounds the drift.
+
+Targets may be one column (``y`` of shape (n,)) or several sharing one system (``Y`` of shape
+(n, k), e.g. one-vs-rest classes); ``coef`` and ``intercept`` of the result then have shapes
+(m, k) and (k,). Solvers import neither kernels nor scikit-learn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg.blas import dger as _dger
+
+from ._blocks import as_row_blocks
+from ._result import SolverResult
+
+__all__ = ["IncrementalLSSVM", "lssvm_dual", "lssvm_primal"]
+
+_JITTERS = (0.0, 1e-12, 1e-10, 1e-8, 1e-6)
+
+
+def _cholesky(A):
+    """Cholesky factor of the SPD matrix A; adds a growing relative jitter if it fails."""
+    scale = max(float(np.max(np.abs(np.diag(A)))), 1e-300)
+    for jitter in _JITTERS:
+        try:
+            return cho_factor(A + jitter * scale * np.eye(len(A)) if jitter else A,
+                              lower=True, check_finite=False), jitter
+        except LinAlgError:
+            continue
+    raise LinAlgError(
+        f"The LS-SVM system of size {len(A)} is not positive definite even with a relative "
+        f"jitter of {_JITTERS[-1]:g}; check the kernel matrix for NaN or a non-PSD kernel."
+    )
+
+
+def _check_weights(sample_weight, n):
+    if sample_weight is None:
+        return np.ones(n)
+    sw = np.asarray(sample_weight, dtype=np.float64)
+    if sw.shape != (n,) or not np.all(sw > 0) or not np.all(np.isfinite(sw)):
+        raise ValueError(
+            f"sample_weight must be a positive finite array of shape ({n},); drop rows of zero "
+            f"weight before solving. Got shape {sw.shape}."
+        )
+    return sw
+
+
+def _result(coef, intercept, objective, n_iter, message, history=None):
+    return SolverResult(coef=coef, intercept=intercept, objective=float(objective),
+                        grad_norm=float("nan"), tol_reached=float("nan"), n_iter=n_iter,
+                        converged=True, status="converged", message=message,
+                        history=history or [])
+
+
+def lssvm_dual(K, y, C, sample_weight=None):
+    """Solve the exact LS-SVM bordered system on a kernel matrix.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Symmetric positive semidefinite kernel matrix (not modified).
+    y : ndarray of shape (n,) or (n, k)
+        Targets; several columns share one factorization.
+    C : float
+        Weight of the squared-error term (module docstring).
+    sample_weight : ndarray of shape (n,), optional
+        Positive weights ``s_i``; rows of zero weight must be removed by the caller (their
+        ``alpha`` is 0).
+
+    Returns
+    -------
+    SolverResult
+        ``coef`` = alpha (shape (n,) or (n, k)), ``intercept`` = b (float or (k,)),
+        ``objective`` = 1/2 alpha^T K alpha + C/2 sum s e^2 summed over columns.
+    """
+    K = np.asarray(K, dtype=np.float64)
+    Y = np.asarray(y, dtype=np.float64)
+    n = K.shape[0]
+    sw = _check_weights(sample_weight, n)
+    A = K + np.diag(1.0 / (C * sw))
+    factor, jitter = _cholesky(A)
+    eta = cho_solve(factor, np.ones(n), check_finite=False)
+    nu = cho_solve(factor, Y, check_finite=False)
+    b = nu.sum(axis=0) / eta.sum()
+    alpha = nu - np.multiply.outer(eta, b)
+    # KKT: alpha_i = C s_i e_i, so the residuals need no second pass over K.
+    e = alpha / (C * sw.reshape((-1,) + (1,) * (Y.ndim - 1)))
+    objective = 0.5 * np.sum(alpha * (K @ alpha)) + 0.5 * C * np.sum(sw @ (e * e))
+    msg = f"Cholesky of the {n}x{n} LS-SVM system" + (f" (jitter {jitter:g})" if jitter else "")
+    return _result(alpha, b if Y.ndim > 1 else float(b), objective, 1, msg)
+
+
+def _weighted_means(blocks, Y, sw):
+    m = blocks.shape[1]
+    fsum = np.zeros(m)
+    for rows, Fb in blocks:
+        fsum += np.asarray(Fb.T @ sw[rows], dtype=np.float64).ravel()
+    S = sw.sum()
+    return fsum / S, (sw @ Y) / S
+
+
+def _centred_normal_equations(blocks, Y, sw, fbar, ybar):
+    """F_c^T S F_c, F_c^T S Y_c and Y_c^T S Y_c, accumulated block by block."""
+    m = blocks.shape[1]
+    G = np.zeros((m, m))
+    R = np.zeros((m,) + Y.shape[1:])
+    for rows, Fb in blocks:
+        Fc = np.asarray(Fb.toarray() if hasattr(Fb, "toarray") else Fb, dtype=np.float64) - fbar
+        Sw = sw[rows]
+        FcS = Fc * Sw[:, None]
+        G += FcS.T @ Fc
+        R += FcS.T @ (Y[rows] - ybar)
+    Yc = Y - ybar
+    yy = np.sum(sw @ (Yc * Yc))
+    return G, R, yy
+
+
+def lssvm_primal(F, y, C, sample_weight=None):
+    """Solve the LS-SVM on explicit features through the centred (m+1) normal equations.
+
+    Parameters
+    ----------
+    F : ndarray, CSR matrix or row-block object of shape (n, m)
+        Explicit features (e.g. Nystrom features of a reduced LS-SVM, or learnable basis
+        functions); read block by block, so peak memory is O(m^2 + block m).
+    y : ndarray of shape (n,) or (n, k)
+        Targets.
+    C : float
+        Weight of the squared-error term (module docstring).
+    sample_weight : ndarray of shape (n,), optional
+        Non-negative weights with a positive sum.
+
+    Returns
+    -------
+    SolverResult
+        ``coef`` = w (shape (m,) or (m, k)), ``intercept`` = b, ``objective`` as in the
+        module docstring (summed over columns). ``history[0]`` holds the pieces a caller may
+        reuse: ``fbar``, ``ybar`` and the Cholesky factor of ``F_c^T S F_c + I/C``.
+    """
+    blocks = as_row_blocks(F)
+    Y = np.asarray(y, dtype=np.float64)
+    n, m = blocks.shape
+    sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    fbar, ybar = _weighted_means(blocks, Y, sw)
+    G, R, yy = _centred_normal_equations(blocks, Y, sw, fbar, ybar)
+    G[np.diag_indices(m)] += 1.0 / C
+    factor, jitter = _cholesky(G)
+    w = cho_solve(factor, R, check_finite=False)
+    b = ybar - fbar @ w
+    # e^T S e = yc^T S yc - 2 w^T R + w^T (G - I/C) w, without another pass over F.
+    sse = yy - 2.0 * np.sum(w * R) + np.sum(w * (G @ w)) - np.sum(w * w) / C
+    objective = 0.5 * np.sum(w * w) + 0.5 * C * max(sse, 0.0)
+    msg = f"Cholesky of the centred {m}x{m} normal equations" + (
+        f" (jitter {jitter:g})" if jitter else "")
+    info = {"fbar": fbar, "ybar": ybar, "factor": factor}
+    return _result(w, b if Y.ndim > 1 else float(b), objective, 1, msg, [info])
+
+
+class IncrementalLSSVM:
+    """Exact LS-SVM on a working set that changes one point at a time.
+
+    The working set lives in ``capacity`` slots. The solver keeps
+    ``H = (K_w + diag(1/(C s)))^{-1}`` over the occupied slots, with zero rows and columns at
+    free slots, so a point is added into a free slot by bordering ``H`` (Schur complement) and
+    removed by a rank-one downdate that zeroes its row and column: both O(N_w^2), in place,
+    without moving any other point. The working set's kernel matrix ``K_w`` is kept too, so
+    that every ``refactor_every`` updates ``H`` is recomputed from scratch (Cholesky,
+    O(N_w^3)), which bounds the round-off drift of the rank-one updates.
+
+    Parameters
+    ----------
+    capacity : int
+        Largest working-set size (e.g. N_w + 1 for online pruning).
+    C : float
+        Weight of the squared-error term (module docstring).
+    refactor_every : int or None, default=500
+        Updates between full refactorizations; None never refactorizes.
+
+    Notes
+    -----
+    The solver never sees inputs x, only kernel values: :meth:`add` takes the new point's
+    kernel values against every slot (entries at free slots are ignored) and its
+    self-kernel, and returns the slot it took. ``keys`` holds a caller-given integer per slot.
+    """
+
+    def __init__(self, capacity, C, refactor_every=500):
+        self.capacity, self.C, self.refactor_every = int(capacity), float(C), refactor_every
+        cap = self.capacity
+        self.H = np.zeros((cap, cap))
+        self.K = np.zeros((cap, cap))
+        self.y = np.zeros(cap)
+        self.s = np.ones(cap)
+        self.keys = np.zeros(cap, dtype=np.int64)
+        self.active = np.zeros(cap, dtype=bool)
+        self._rhs = np.zeros((cap, 2))  # columns: occupancy (the "1" vector) and y
+        self._free = list(range(cap - 1, -1, -1))
+        self.n_updates = 0
+        self.n_refactor = 0
+        self._since_refactor = 0
+        self._solution = None
+
+    @property
+    def size(self):
+        return self.capacity - len(self._free)
+
+    def add(self, k_slots, k_self, y, key=-1, weight=1.0):
+        """Put one point in a free slot; return the slot.
+
+        Parameters
+        ----------
+        k_slots : ndarray of shape (capacity,)
+            K(x, point in slot j) for every slot j (free slots: any value).
+        k_self : float
+            K(x, x).
+        y, key, weight : float, int, float
+            Target, caller's identifier and sample weight (> 0) of the point.
+        """
+        if not self._free:
+            raise ValueError(f"The working set is full ({self.capacity} points); remove first.")
+        p = self._free.pop()
+        k = np.where(self.active, k_slots, 0.0)
+        u = self.H @ k  # zero at free slots, since H has zero rows there
+        schur = k_self + 1.0 / (self.C * weight) - k @ u
+        singular = not schur > 0
+        if not singular:
+            _rank_one(self.H, u, 1.0 / schur)
+            self.H[:, p] = self.H[p, :] = -u / schur
+            self.H[p, p] = 1.0 / schur
+        self.K[:, p] = self.K[p, :] = k
+        self.K[p, p] = k_self
+        self.y[p], self.s[p], self.keys[p], self.active[p] = y, weight, key, True
+        self._rhs[p] = (1.0, y)
+        self._updated(force=singular)
+        return p
+
+    def remove(self, slot):
+        """Free ``slot`` (its point leaves the working set)."""
+        if not (0 <= slot < self.capacity and self.active[slot]):
+            raise IndexError(f"Slot {slot} does not hold a point of the working set.")
+        h = self.H[:, slot].copy()
+        _rank_one(self.H, h, -1.0 / h[slot])
+        self.H[:, slot] = self.H[slot, :] = 0.0
+        self.active[slot] = False
+        self._rhs[slot] = 0.0
+        self._free.append(slot)
+        self._updated()
+
+    def _updated(self, force=False):
+        self.n_updates += 1
+        self._since_refactor += 1
+        self._solution = None
+        every = self.refactor_every
+        if force or (every is not None and self._since_refactor >= every):
+            self.refactorize()
+
+    def refactorize(self):
+        """Recompute H from K_w by Cholesky (drops the accumulated round-off)."""
+        self._since_refactor = 0
+        idx = np.flatnonzero(self.active)
+        self.H[:] = 0.0
+        if idx.size == 0:
+            return
+        A = self.K[np.ix_(idx, idx)] + np.diag(1.0 / (self.C * self.s[idx]))
+        factor, _ = _cholesky(A)
+        self.H[np.ix_(idx, idx)] = cho_solve(factor, np.eye(idx.size), check_finite=False)
+        self.n_refactor += 1
+
+    def solve(self):
+        """(alpha, b) over all slots (alpha = 0 at free slots); cached until the next update."""
+        if self._solution is None:
+            if self.size == 0:
+                raise ValueError("The working set is empty.")
+            eta_nu = self.H @ self._rhs
+            b = eta_nu[:, 1].sum() / eta_nu[:, 0].sum()
+            self._solution = (eta_nu[:, 1] - b * eta_nu[:, 0], float(b))
+        return self._solution
+
+    def result(self):
+        """The current solution as a :class:`SolverResult` (coef = alpha over the occupied
+        slots, in slot order)."""
+        alpha, b = self.solve()
+        idx = np.flatnonzero(self.active)
+        a = alpha[idx]
+        e = a / (self.C * self.s[idx])
+        objective = 0.5 * a @ (self.K[np.ix_(idx, idx)] @ a) + 0.5 * self.C * (self.s[idx] @ e**2)
+        return _result(a, b, objective, self.n_updates,
+                       f"{self.n_updates} bordered updates, {self.n_refactor} refactorizations "
+                       f"(every {self.refactor_every}) on a working set of {idx.size}")
+
+
+def _rank_one(H, u, scale):
+    """H += scale * u u^T in place (BLAS dger on the transposed, Fortran-ordered view)."""
+    out = _dger(scale, u, u, a=H.T, overwrite_a=True)
+    if not np.shares_memory(out, H):  # BLAS made a copy: write it back
+        H[:] = out.T
