@@ -1,11 +1,13 @@
 """sparsekernel: kernel machines on m << n basis functions, at linear-model cost."""
 
+from .distributed import MapReduceSVC  # imports no Dask: that happens at fit time
 from .features import ReducedFeatures
 from .svm import ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "MapReduceSVC",
     "ReducedFeatures",
     "ReducedSVC",
     "ReducedSVR",
