@@ -276,7 +276,7 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         self._set_classes(classes, counts)
         offsets = _parts.start_offsets(counts[None, :], self.n_parts)[0]
         part = _parts.deal(codes, len(classes), self.n_parts, offsets,
-                           np.random.default_rng(split_seed))
+                           np.random.default_rng([split_seed, 0]))
         params = self._part_params(resolve_gamma(self.gamma, X))
         tasks = []
         for p, seed in enumerate(part_seeds):
