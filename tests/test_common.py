@@ -3,7 +3,14 @@
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sparsekernel import ReducedFeatures, ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
+from sparsekernel import (
+    MapReduceSVC,
+    ReducedFeatures,
+    ReducedSVC,
+    ReducedSVR,
+    SmoothSVC,
+    SmoothSVR,
+)
 
 ESTIMATORS = [
     SmoothSVC(),
@@ -11,6 +18,9 @@ ESTIMATORS = [
     ReducedSVC(random_state=0),
     ReducedSVR(random_state=0),
     ReducedFeatures(random_state=0),
+    # n_parts=2: the checks' smallest data sets have 3 samples per class, and every class
+    # must be dealt into every part. Each fit starts its own in-process Dask cluster.
+    MapReduceSVC(n_parts=2, random_state=0),
 ]
 
 # Every expected failure carries its reason.
@@ -21,7 +31,7 @@ _BASIS_FROM_ROWS = (
 
 
 def _expected_failed_checks(estimator):
-    reduced_or_full = (SmoothSVC, SmoothSVR, ReducedSVC, ReducedSVR)
+    reduced_or_full = (SmoothSVC, SmoothSVR, ReducedSVC, ReducedSVR, MapReduceSVC)
     if isinstance(estimator, reduced_or_full):
         return {
             "check_sample_weight_equivalence_on_dense_data": _BASIS_FROM_ROWS,
