@@ -1,6 +1,7 @@
 """MapReduceSVC (MRRSVM on Dask) and block-wise prediction."""
 
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -178,6 +179,10 @@ def test_users_cluster_by_address_gives_the_embedded_result(moons):
         with distributed.Client(cluster, set_as_default=False) as client:
             by_client = MapReduceSVC(n_parts=3, client=client, **PARAMS).fit(X, y)
             assert client.status == "running"  # a user's client is left open
+            # A fitted model travels to workers (parallel_predict): the Client pickles as
+            # its address, and the estimator keeps its Client.
+            restored = pickle.loads(pickle.dumps(by_client))
+            assert restored.client == cluster.scheduler_address and by_client.client is client
     _same_model(ref, by_address, exact=False)
     _same_model(ref, by_client, exact=False)
 

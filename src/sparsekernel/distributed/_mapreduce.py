@@ -113,7 +113,7 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         started for the fit and closed after it. A scheduler address ('tcp://host:8786'):
         connect for the fit (workers need sparsekernel installed). A Client: use it as is
         (a Client cannot be deep-copied, so pass the address to clone the estimator, e.g.
-        in GridSearchCV).
+        in GridSearchCV; pickling stores a Client as its address).
     n_jobs : int or None, default=None
         Threads of the embedded cluster (None: 1, -1: all cores); ignored with ``client``.
     random_state : int, RandomState or None, default=None
@@ -432,6 +432,14 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         scores = self.decision_function(X)
         idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
         return self.classes_[idx]
+
+    def __getstate__(self):
+        # A live Client cannot be pickled; a fitted model must still travel to workers
+        # (parallel_predict), so a Client parameter is pickled as its scheduler address.
+        state = dict(super().__getstate__())
+        if _ClientConstraint().is_satisfied_by(state.get("client")):
+            state["client"] = state["client"].scheduler.address
+        return state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
