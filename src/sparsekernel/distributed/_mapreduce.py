@@ -317,6 +317,7 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         classes, counts, n_features, variance = _parts.merge_stats(stats)
         self._set_classes(classes, counts.sum(axis=0))
         self.n_features_in_ = int(n_features)
+        self.__dict__.pop("feature_names_in_", None)  # left by an earlier DataFrame fit
         params = self._part_params(self._resolve_gamma(n_features, variance))
         offsets = _parts.start_offsets(counts, self.n_parts)
         pieces = [[] for _ in range(self.n_parts)]
