@@ -109,6 +109,13 @@ def test_dask_array_in_one_chunk_equals_numpy_and_many_chunks_stay_balanced(moon
     four = MapReduceSVC(n_parts=3, n_jobs=2, **PARAMS).fit(
         da.from_array(X, chunks=(200, 2)), da.from_array(y, chunks=200))
     assert four.score(X, y) > 0.95 and np.ptp(four.part_n_samples_) <= 1
+    # Weights follow their rows through the deal (dask weights rechunked to X's chunks).
+    ones = MapReduceSVC(n_parts=3, **PARAMS).fit(
+        da.from_array(X, chunks=(200, 2)), y, sample_weight=da.ones(len(y), chunks=400))
+    _same_model(four, ones)
+    heavy = MapReduceSVC(n_parts=3, **PARAMS).fit(
+        da.from_array(X, chunks=(200, 2)), y, sample_weight=np.where(y == 1, 3.0, 1.0))
+    assert not np.allclose(heavy.coef_, four.coef_)
 
 
 def test_libsvm_files_read_by_workers_equal_dask_chunks(moons, tmp_path):
