@@ -39,3 +39,18 @@ def test_lssvm_benchmark_quick_profile_runs(tmp_path):
     assert result["throughput"]["n_points"] == 5000 and "error" not in result["throughput"]
     assert (tmp_path / "lssvm_sine_figure2_quick.png").stat().st_size > 0
     assert "## 2. LR-LSSVM on Ripley" in (tmp_path / "lssvm_quick.md").read_text()
+@pytest.mark.skipif(find_shared_data("shuttle") is None, reason="shuttle data not available")
+def test_mapreduce_benchmark_quick_profile_runs(tmp_path):
+    subprocess.run([sys.executable, str(BENCH / "bench_mapreduce.py"), "--quick", "--datasets",
+                    "shuttle 1 vs 4", "--out", str(tmp_path)], check=True, capture_output=True,
+                   timeout=600)
+    table = json.loads((tmp_path / "mapreduce_quick.json").read_text())["rows"]
+    names = [r["method"].replace(",", " ").split()[0] for r in table]
+    assert names == ["linear", "nonlinear", "ReducedSVC", "MapReduceSVC", "MapReduceSVC"]
+    scale = json.loads((tmp_path / "mapreduce_scale_quick.json").read_text())["rows"]
+    assert len(scale) == 2
+    for row in table + scale:
+        assert "error" not in row, row
+        assert 0.0 <= row["accuracy_pct"] <= 100.0 and row["fit_s"] > 0
+    # Same data, same random_state: threads and processes give the same model.
+    assert scale[0]["accuracy_pct"] == scale[1]["accuracy_pct"]

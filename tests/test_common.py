@@ -8,6 +8,7 @@ from sparsekernel import (
     LSSVR,
     LowRankLSSVC,
     LowRankLSSVR,
+    MapReduceSVC,
     OnlineLSSVR,
     PrunedLSSVC,
     PrunedLSSVR,
@@ -33,6 +34,9 @@ ESTIMATORS = [
     OnlineLSSVR(n_basis=20),
     LowRankLSSVR(n_basis=3, max_iter=20, random_state=0),
     LowRankLSSVC(n_basis=3, max_iter=20, random_state=0),
+    # n_parts=2: the checks' smallest data sets have 3 samples per class, and every class
+    # must be dealt into every part. Each fit starts its own in-process Dask cluster.
+    MapReduceSVC(n_parts=2, random_state=0),
 ]
 
 # Every expected failure carries its reason.
@@ -64,7 +68,7 @@ def _weight_failures(reason):
 
 
 def _expected_failed_checks(estimator):
-    reduced_or_full = (SmoothSVC, SmoothSVR, ReducedSVC, ReducedSVR)
+    reduced_or_full = (SmoothSVC, SmoothSVR, ReducedSVC, ReducedSVR, MapReduceSVC)
     if isinstance(estimator, reduced_or_full):
         return _weight_failures(_BASIS_FROM_ROWS)
     if isinstance(estimator, LSSVR | LSSVC) and estimator.n_basis is not None:

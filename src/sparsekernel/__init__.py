@@ -1,5 +1,6 @@
 """sparsekernel: kernel machines on m << n basis functions, at linear-model cost."""
 
+from .distributed import MapReduceSVC  # imports no Dask: that happens at fit time
 from .features import ReducedFeatures
 from .lssvm import (
     LSSVC,
@@ -22,6 +23,7 @@ __all__ = [
     "OnlineLSSVR",
     "PrunedLSSVC",
     "PrunedLSSVR",
+    "MapReduceSVC",
     "ReducedFeatures",
     "ReducedSVC",
     "ReducedSVR",

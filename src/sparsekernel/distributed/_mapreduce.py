@@ -1,0 +1,471 @@
+"""MapReduceSVC: the MapReduce reduced SVM (MRRSVM) of Yeh, Huang, Pao & Lee, section 5."""
+
+from __future__ import annotations
+
+import contextlib
+import operator
+import os
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from ..basis import BasisSelector
+from ..features._reduced import BASIS_CONSTRAINTS, KERNEL_CONSTRAINTS
+from ..kernels import Kernel, resolve_gamma
+from ..svm import SmoothSVC
+from ..svm._base import SOLVER_CONSTRAINTS
+from ..utils import (
+    Interval,
+    Options,
+    SolverProgress,
+    check_sample_weight,
+    parse_memory_budget,
+    plain,
+    validate_params,
+)
+from . import _parts
+from ._cluster import import_distributed, is_dask_collection, n_threads, open_client
+
+__all__ = ["MapReduceSVC"]
+
+_DTYPES = [np.float64, np.float32]
+_SEED_MAX = 2**31 - 1
+
+
+class _ClientConstraint:
+    """A ``distributed.Client`` (checked by name: dask is not imported to validate)."""
+
+    def is_satisfied_by(self, value):
+        return any(c.__name__ == "Client" and c.__module__.startswith("distributed")
+                   for c in type(value).__mro__)
+
+    def __str__(self):
+        return "a distributed.Client"
+
+
+def _is_path_list(X):
+    return (isinstance(X, list | tuple) and len(X) > 0
+            and all(isinstance(p, str | os.PathLike) for p in X))
+
+
+class MapReduceSVC(ClassifierMixin, BaseEstimator):
+    """MapReduce reduced SVM (MRRSVM; Yeh, Huang, Pao & Lee, section 5) on Dask.
+
+    Map (Algorithm 4, steps 0-1): the training rows are dealt into ``n_parts`` stratified,
+    disjoint parts and one :class:`~sparsekernel.ReducedSVC` is fitted per part, with its own
+    reduced set of ``n_basis`` random rows of that part, in parallel on a Dask cluster.
+    Reduce (steps 2-3): the union of the n reduced sets is encoded by the n part models'
+    decision values (the "big table", one row per reduced-set point, one column per part
+    model and class) and a linear smooth SVM (``SmoothSVC(kernel='linear', C=final_C)``) is
+    fitted on it. Prediction (Algorithm 5) maps a row to its part scores, then applies the
+    final linear model. For k > 2 classes every part model is one-vs-rest (k scores each)
+    and so is the final model, on n_parts * k columns.
+
+    Every part model and the final model solve the SVM family's objective::
+
+        min_{w, b}  1/2 ||w||^2 + 1/2 b^2 + C/2 * sum_i s_i * p(1 - y_i f(x_i))^2
+
+    on their own data (``C`` for the parts, ``final_C`` for the big table), so ``C`` means
+    what it means for ReducedSVC on a part.
+
+    Parameters
+    ----------
+    n_parts : int, default=4
+        Number n of parts (map tasks). Every class needs at least n_parts samples.
+    kernel : {'rbf', 'laplacian', 'polynomial', 'linear', 'sigmoid'}, default='rbf'
+        Kernel of the part models.
+    gamma : 'scale', 'auto' or float, default='scale'
+        Kernel width, resolved once on all the training data (as scikit-learn's SVC does)
+        and shared by every part, so the part models form one kernel expansion.
+    degree : int, default=3
+        Degree of the polynomial kernel.
+    coef0 : float, default=0.0
+        Offset of the polynomial and sigmoid kernels.
+    C : float, default=1.0
+        Loss weight of the part models.
+    n_basis : 'auto', int or float, default='auto'
+        Reduced-set size m_i *per part*: an int, a fraction of the part's rows, or 'auto' =
+        min(part size, 1000). The big table has sum_i m_i rows.
+    basis : str or BasisSelector, default='random'
+        How each part chooses its reduced set; it must return training rows (the reduce
+        step needs their labels), as 'random' does.
+    final_C : float, default=1.0
+        Loss weight of the final linear SSVM on the big table.
+    smoothing : float, default=inf
+        Smoothing of the plus function (``inf``: exact squared hinge, generalized Newton).
+    memory_budget : int, str or None, default=None
+        Bytes for kernel blocks in each part fit and at prediction (None: 1 GiB).
+    tol : float, default=1e-6
+        Newton stopping tolerance (parts and final model).
+    max_iter : int, default=100
+        Newton iterations per sub-problem.
+    class_weight : dict, 'balanced' or None, default=None
+        Class weights for the part models and the final model.
+    client : None, str or distributed.Client, default=None
+        Where the map step runs. None: an in-process LocalCluster with ``n_jobs`` threads,
+        started for the fit and closed after it. A scheduler address ('tcp://host:8786'):
+        connect for the fit (workers need sparsekernel installed). A Client: use it as is
+        (a Client cannot be deep-copied, so pass the address to clone the estimator, e.g.
+        in GridSearchCV; pickling stores a Client as its address).
+    n_jobs : int or None, default=None
+        Threads of the embedded cluster (None: 1, -1: all cores); ignored with ``client``.
+    random_state : int, RandomState or None, default=None
+        Seeds the deal into parts and each part's reduced set. For one value, one input
+        (and, for dask arrays and files, one chunking) the fit is identical on any cluster.
+    verbose : int, default=0
+        0 silent; 1 a progress bar over the finished parts.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    basis_ : ndarray or CSR matrix of shape (M, n_features)
+        The union of the reduced sets, part after part (M = sum_i m_i).
+    part_offsets_ : ndarray of shape (n_parts + 1,)
+        Part p's reduced set is ``basis_[part_offsets_[p]:part_offsets_[p + 1]]``.
+    part_coef_ : ndarray of shape (M, n_parts * k)
+        Part models' weights, block diagonal: column p * k + j holds part p's score j.
+    part_intercept_ : ndarray of shape (n_parts * k,)
+        Part models' biases.
+    gamma_ : float or ndarray of shape (M,)
+        Kernel width used (per-centre widths when the basis selector provides them).
+    coef_ : ndarray of shape (1, n_parts * k) or (n_classes, n_parts * k)
+        Final linear model's weights on the part scores.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Final linear model's bias.
+    n_iter_ : ndarray
+        Newton iterations of the final model per sub-problem.
+    part_n_iter_ : ndarray of shape (n_parts, n_problems)
+        Newton iterations of each part model.
+    part_n_samples_ : ndarray of shape (n_parts,)
+        Training rows per part.
+    n_features_in_ : int
+        Number of features seen in fit.
+
+    Notes
+    -----
+    Fault tolerance comes from Dask: every map task can be recomputed from what the
+    scheduler holds (in-memory parts travel inside their task, dask chunks and files are
+    recomputed from their graph), so when a worker dies its parts are rerun elsewhere.
+    With n_parts = 1 the model is a ReducedSVC followed by a linear SSVM on its own scores.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sparsekernel.distributed import MapReduceSVC
+    >>> X, y = make_moons(2000, noise=0.1, random_state=0)
+    >>> clf = MapReduceSVC(n_parts=4, n_basis=30, gamma=2.0, C=10.0, random_state=0)
+    >>> bool(clf.fit(X, y).score(X, y) > 0.95)
+    True
+    """
+    _parameter_constraints = {
+        **KERNEL_CONSTRAINTS,
+        **SOLVER_CONSTRAINTS,
+        "n_basis": BASIS_CONSTRAINTS["n_basis"],
+        "basis": [str, BasisSelector],
+        "random_state": ["random_state"],
+        "n_parts": [Interval("int", 1, None, closed="left")],
+        "final_C": [Interval("real", 0, None, closed="neither")],
+        "class_weight": [None, Options("balanced"), "dict"],
+        "client": [None, str, _ClientConstraint()],
+        "n_jobs": [None, Interval("int", None, -1, closed="right"),
+                   Interval("int", 1, None, closed="left")],
+    }
+
+    def __init__(self, n_parts=4, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
+                 n_basis="auto", basis="random", final_C=1.0, smoothing=float("inf"),
+                 memory_budget=None, tol=1e-6, max_iter=100, class_weight=None, client=None,
+                 n_jobs=None, random_state=None, verbose=0):
+        self.n_parts = n_parts
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.C = C
+        self.n_basis = n_basis
+        self.basis = basis
+        self.final_C = final_C
+        self.smoothing = smoothing
+        self.memory_budget = memory_budget
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.client = client
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the part models on the cluster (map), then the final linear SSVM (reduce).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), dask array, or list
+            of paths
+            Training data. NumPy / CSR data are split on the driver and each part is shipped
+            inside its task. A dask array (and a dask ``y``) stays on the workers: each chunk
+            of rows is dealt into the parts where it lies. A list of LIBSVM files (one-based
+            indices, labels in the files; ``y`` must be None) is read by the workers, one task
+            per file.
+        y : array-like or dask array of shape (n_samples,), or None for file input
+            Class labels.
+        sample_weight : array-like or dask array of shape (n_samples,), optional
+            Per-sample weights; they weight the part fits and, for the reduced-set rows, the
+            final linear fit.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        rng = check_random_state(self.random_state)
+        split_seed = int(rng.randint(_SEED_MAX))
+        part_seeds = [int(s) for s in rng.randint(_SEED_MAX, size=self.n_parts)]
+        with open_client(self.client, self.n_jobs, type(self).__name__) as client, \
+                _one_blas_thread(self.client, self.n_jobs):
+            if _is_path_list(X) or is_dask_collection(X):
+                tasks = self._submit_blocks(client, X, y, sample_weight, split_seed,
+                                            part_seeds)
+            else:
+                tasks = self._submit_arrays(client, X, y, sample_weight, split_seed,
+                                            part_seeds)
+            payloads = self._gather(client, tasks)
+        self._reduce(payloads)
+        return self
+
+    def _check_params(self):
+        validate_params(type(self).__name__, self._parameter_constraints,
+                        self.get_params(deep=False))
+        parse_memory_budget(self.memory_budget)
+
+    def _part_params(self, gamma):
+        return {"kernel": self.kernel, "gamma": gamma, "degree": self.degree,
+                "coef0": self.coef0, "C": self.C, "n_basis": self.n_basis, "basis": self.basis,
+                "smoothing": self.smoothing, "memory_budget": self.memory_budget,
+                "tol": self.tol, "max_iter": self.max_iter, "class_weight": self.class_weight}
+
+    def _set_classes(self, classes, counts):
+        check_classification_targets(classes)
+        if len(classes) < 2:
+            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got "
+                             f"1 class ({plain(classes[0])!r}).")
+        short = counts < self.n_parts
+        if short.any():
+            k = int(np.flatnonzero(short)[0])
+            raise ValueError(
+                f"{type(self).__name__} deals every class over the n_parts={self.n_parts} "
+                f"parts, so each class needs at least n_parts samples; class "
+                f"{plain(classes[k])!r} has {int(counts[k])}. Lower n_parts."
+            )
+        self.classes_ = classes
+
+    def _submit_arrays(self, client, X, y, sample_weight, split_seed, part_seeds):
+        """In-memory data: deal on the driver; each part rides inside its task, so the
+        scheduler can rerun it on another worker if its worker dies."""
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES)
+        sw = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
+        classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
+        self._set_classes(classes, counts)
+        offsets = _parts.start_offsets(counts[None, :], self.n_parts)[0]
+        part = _parts.deal(codes, len(classes), self.n_parts, offsets,
+                           np.random.default_rng([split_seed, 0]))
+        params = self._part_params(resolve_gamma(self.gamma, X))
+        tasks = []
+        for p, seed in enumerate(part_seeds):
+            rows = np.flatnonzero(part == p)
+            data = (X[rows], y[rows], None if sw is None else sw[rows])
+            tasks.append(client.submit(_parts.fit_part, data, params, seed, pure=False))
+        return tasks
+
+    def _block_futures(self, client, X, y, sample_weight):
+        if _is_path_list(X):
+            if y is not None or sample_weight is not None:
+                raise ValueError("With a list of LIBSVM files the labels come from the files: "
+                                 "y and sample_weight must be None.")
+            return [client.submit(_parts.load_libsvm_block, os.fspath(p), np.float64,
+                                  pure=False) for p in X]
+        import dask
+        import dask.array as da
+
+        if hasattr(X, "to_dask_array"):  # a dask DataFrame
+            X = X.to_dask_array(lengths=True)
+        if X.ndim != 2:
+            raise ValueError(f"Expected a 2-D dask array for X, got {X.ndim} dimension(s).")
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but y is None.")
+        X = X.rechunk({1: -1})
+        rows = X.chunks[0]
+        ys = da.asarray(y).rechunk((rows,)).to_delayed().ravel()
+        ws = ([None] * len(rows) if sample_weight is None else
+              da.asarray(sample_weight).rechunk((rows,)).to_delayed().ravel())
+        blocks = [dask.delayed(_parts.make_block)(xb, yb, wb)
+                  for xb, yb, wb in zip(X.to_delayed().ravel(), ys, ws, strict=True)]
+        return client.compute(blocks)
+
+    def _submit_blocks(self, client, X, y, sample_weight, split_seed, part_seeds):
+        """Blocks stay on the workers: summarise, deal each block, then fit each part."""
+        blocks = self._block_futures(client, X, y, sample_weight)
+        stats = client.gather([client.submit(_parts.block_stats, b) for b in blocks])
+        classes, counts, n_features, variance = _parts.merge_stats(stats)
+        self._set_classes(classes, counts.sum(axis=0))
+        self.n_features_in_ = int(n_features)
+        self.__dict__.pop("feature_names_in_", None)  # left by an earlier DataFrame fit
+        params = self._part_params(self._resolve_gamma(n_features, variance))
+        offsets = _parts.start_offsets(counts, self.n_parts)
+        pieces = [[] for _ in range(self.n_parts)]
+        for b, block in enumerate(blocks):
+            split = client.submit(_parts.split_block, block, classes, self.n_parts, offsets[b],
+                                  [split_seed, b], n_features, pure=False)
+            for p in range(self.n_parts):
+                pieces[p].append(client.submit(operator.getitem, split, p, pure=False))
+        return [client.submit(_parts.fit_part, pieces[p], params, seed, pure=False)
+                for p, seed in enumerate(part_seeds)]
+
+    def _resolve_gamma(self, n_features, variance):
+        """'scale' and 'auto' as in :func:`resolve_gamma`, from the blocks' moments."""
+        if isinstance(self.gamma, str):
+            if self.gamma == "auto" or variance <= 0:
+                return 1.0 / n_features if self.gamma == "auto" else 1.0
+            return float(1.0 / (n_features * variance))
+        return float(self.gamma)
+
+    def _gather(self, client, tasks):
+        """Wait for the part models, advancing the progress bar; cancel them on Ctrl-C."""
+        distributed = import_distributed(type(self).__name__)
+        order = {t.key: p for p, t in enumerate(tasks)}
+        payloads = [None] * len(tasks)
+        try:
+            with SolverProgress(self.verbose, len(tasks), f"{type(self).__name__} map") as bar:
+                for task in distributed.as_completed(tasks, loop=client.loop):
+                    payloads[order[task.key]] = task.result()
+                    bar.done()
+        except BaseException:
+            client.cancel(tasks)
+            raise
+        return payloads
+
+    # --------------------------------------------------------------- reduce
+    def _reduce(self, payloads):
+        """Union of the reduced sets, encoded by every part model (the big table), then the
+        final linear smooth SVM on it."""
+        for p, pl in enumerate(payloads):
+            if not np.array_equal(pl["classes"], self.classes_):
+                raise ValueError(f"Part {p} holds classes {pl['classes'].tolist()}, not all "
+                                 f"of {self.classes_.tolist()}.")
+            if np.any(pl["n_iter"] >= self.max_iter):
+                warnings.warn(f"{type(self).__name__}: the model of part {p} did not converge "
+                              f"in max_iter={self.max_iter} iterations.", ConvergenceWarning,
+                              stacklevel=3)
+        centers = [pl["centers"] for pl in payloads]
+        self.basis_ = (sp.vstack(centers, format="csr") if sp.issparse(centers[0])
+                       else np.vstack(centers))
+        sizes = np.array([c.shape[0] for c in centers])
+        self.part_offsets_ = np.r_[0, np.cumsum(sizes)]
+        k = payloads[0]["coef"].shape[0]
+        self.part_coef_ = np.zeros((sizes.sum(), len(payloads) * k))
+        for p, pl in enumerate(payloads):
+            rows = slice(self.part_offsets_[p], self.part_offsets_[p + 1])
+            self.part_coef_[rows, p * k:(p + 1) * k] = pl["coef"].T
+        self.part_intercept_ = np.concatenate([pl["intercept"] for pl in payloads])
+        self.gamma_ = _union_gamma([pl["gamma"] for pl in payloads], sizes)
+        self.part_n_iter_ = np.array([pl["n_iter"] for pl in payloads])
+        self.part_n_samples_ = np.array([pl["n_rows"] for pl in payloads])
+        table = self.part_decision_function(self.basis_)
+        y_table = np.concatenate([pl["y"] for pl in payloads])
+        weights = [pl["sample_weight"] for pl in payloads]
+        sw = None if weights[0] is None else np.concatenate(weights)
+        final = SmoothSVC(kernel="linear", C=self.final_C, smoothing=self.smoothing,
+                          tol=self.tol, max_iter=self.max_iter, class_weight=self.class_weight)
+        final.fit(table, y_table, sample_weight=sw)
+        self.coef_, self.intercept_, self.n_iter_ = final.coef_, final.intercept_, final.n_iter_
+
+    # -------------------------------------------------------------- predict
+    def _kernel(self):
+        return Kernel(self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0,
+                      memory_budget=self.memory_budget)
+
+    def _validate_X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+
+    def part_decision_function(self, X):
+        """Algorithm 5, step 0: the part models' decision values, the final model's input.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or dask array
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_parts * k)
+            Column ``p * k + j`` is part model p's one-vs-rest score j (k = 1 for two
+            classes). A dask array in, a dask array out (computed block by block).
+        """
+        if is_dask_collection(X):
+            return _dask_method(self, X, "part_decision_function")
+        X = self._validate_X(X)
+        Z = self.basis_.astype(X.dtype, copy=False)
+        return self._kernel().apply(X, Z, self.part_coef_) + self.part_intercept_
+
+    def decision_function(self, X):
+        """Final linear model on the part scores: shape (n,) for two classes, else (n, k).
+
+        A dask array (or dataframe) in gives a dask collection out, computed block by block
+        on the cluster it belongs to (see :func:`parallel_predict`).
+        """
+        if is_dask_collection(X):
+            return _dask_method(self, X, "decision_function")
+        scores = self.part_decision_function(X) @ self.coef_.T + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Class labels (Algorithm 5, step 1); dask in, dask out as for decision_function."""
+        if is_dask_collection(X):
+            return _dask_method(self, X, "predict")
+        scores = self.decision_function(X)
+        idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[idx]
+
+    def __getstate__(self):
+        # A live Client cannot be pickled; a fitted model must still travel to workers
+        # (parallel_predict), so a Client parameter is pickled as its scheduler address.
+        state = dict(super().__getstate__())
+        if _ClientConstraint().is_satisfied_by(state.get("client")):
+            state["client"] = state["client"].scheduler.address
+        return state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _one_blas_thread(client, n_jobs):
+    """The embedded cluster runs parts in threads of this process: one BLAS thread each,
+    or n_jobs parts times all-core BLAS oversubscribe the machine (worker processes that a
+    Dask nanny starts already get one BLAS thread through the environment)."""
+    if client is None and n_threads(n_jobs) > 1:
+        return threadpool_limits(limits=1, user_api="blas")
+    return contextlib.nullcontext()
+
+
+def _dask_method(model, X, method):
+    from ._predict import parallel_predict
+
+    return parallel_predict(model, X, method=method)
+
+
+def _union_gamma(gammas, sizes):
+    """One scalar when every part used the same width, else one width per centre."""
+    if all(np.isscalar(g) for g in gammas) and len({float(g) for g in gammas}) == 1:
+        return float(gammas[0])
+    return np.concatenate([np.broadcast_to(np.asarray(g, dtype=np.float64), (m,))
+                           for g, m in zip(gammas, sizes, strict=True)])
