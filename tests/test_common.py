@@ -3,7 +3,16 @@
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sparsekernel import ReducedFeatures, ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
+from sparsekernel import (
+    ReducedFeatures,
+    ReducedKernelCCA,
+    ReducedKernelPCA,
+    ReducedKernelSIR,
+    ReducedSVC,
+    ReducedSVR,
+    SmoothSVC,
+    SmoothSVR,
+)
 
 ESTIMATORS = [
     SmoothSVC(),
@@ -11,6 +20,11 @@ ESTIMATORS = [
     ReducedSVC(random_state=0),
     ReducedSVR(random_state=0),
     ReducedFeatures(random_state=0),
+    ReducedKernelPCA(random_state=0),
+    ReducedKernelSIR(random_state=0),
+    # Two views: check_estimator passes the target as the second view y (fit(X, y) as
+    # scikit-learn's CCA); fit_transform returns x_scores only, so no check needs an exception.
+    ReducedKernelCCA(random_state=0),
 ]
 
 # Every expected failure carries its reason.
@@ -21,7 +35,8 @@ _BASIS_FROM_ROWS = (
 
 
 def _expected_failed_checks(estimator):
-    reduced_or_full = (SmoothSVC, SmoothSVR, ReducedSVC, ReducedSVR)
+    reduced_or_full = (SmoothSVC, SmoothSVR, ReducedSVC, ReducedSVR, ReducedKernelPCA,
+                       ReducedKernelSIR)
     if isinstance(estimator, reduced_or_full):
         return {
             "check_sample_weight_equivalence_on_dense_data": _BASIS_FROM_ROWS,
