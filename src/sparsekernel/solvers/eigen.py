@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as la
+from scipy.linalg.blas import dsyrk as _syrk
 
 __all__ = [
     "EigenResult",
@@ -83,15 +84,18 @@ class MomentAccumulator:
         if self._shift is None:
             p = F.shape[1]
             self._shift = F.mean(axis=0) if F.shape[0] else np.zeros(p)
-            self._w, self._s1, self._s2 = 0.0, np.zeros(p), np.zeros((p, p))
+            self._w, self._s1, self._s2 = 0.0, np.zeros(p), np.zeros((p, p), order="F")
             if self.n_groups:
                 self._gw, self._gs = np.zeros(self.n_groups), np.zeros((self.n_groups, p))
         G = F - self._shift
-        Gw = G * w[:, None]
         self._w += w.sum()
-        self._s1 += Gw.sum(axis=0)
-        self._s2 += Gw.T @ G
+        self._s1 += w @ G
+        # sum_i w_i g_i g_i^T as a symmetric rank-k update of the upper triangle (half the
+        # flops of a general product), written in place into the Fortran-ordered sum.
+        Gs = G * np.sqrt(w)[:, None] if weight is not None else G
+        self._s2 = _syrk(1.0, Gs.T, beta=1.0, c=self._s2, trans=0, lower=0, overwrite_c=1)
         if self.n_groups:
+            Gw = G * w[:, None]
             onehot = np.zeros((F.shape[0], self.n_groups))
             onehot[np.arange(F.shape[0]), group] = 1.0
             self._gw += onehot.T @ w
@@ -102,8 +106,8 @@ class MomentAccumulator:
         if self._shift is None or self._w <= 0:
             raise ValueError("No rows with positive weight were accumulated.")
         d = self._s1 / self._w
-        cov = self._s2 / self._w - np.outer(d, d)
-        cov = (cov + cov.T) / 2.0
+        upper = np.triu(self._s2)
+        cov = (upper + np.triu(upper, 1).T) / self._w - np.outer(d, d)
         mean = self._shift + d
         if not self.n_groups:
             return Moments(mean, cov, self._w)
