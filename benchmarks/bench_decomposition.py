@@ -301,11 +301,16 @@ def main(argv=None):
           ("peak RSS MiB (data + fit)", "peak_rss_mib"),
           ("added by fit MiB", "extra_rss_mib")]),
     ]
+    notes = {0: [shared, "with several jobs on 2 cores, small multithreaded BLAS calls (eigh "
+                         "of 100 x 100) were measured 100x slower than with one BLAS thread; "
+                         "single fit times below a few seconds mostly show that"],
+             4: ["scikit-learn's Nystroem + PCA stores the n x m features (n = 10^6 would "
+                 "need 4 GB), so it is run up to n = 10^5 only"]}
     parts = []
     for i, (title, rows, cols) in enumerate(tables):
         path = write_results(f"decomposition{sfx}_part{i + 1}",
-                             {"title": title, "notes": [shared] if i == 0 else [],
-                              "rows": rows}, cols, out)
+                             {"title": title, "notes": notes.get(i, []), "rows": rows}, cols,
+                             out)
         parts.append(path.read_text())
         path.unlink()
         path.with_suffix(".json").unlink()
