@@ -54,3 +54,17 @@ def test_mapreduce_benchmark_quick_profile_runs(tmp_path):
         assert 0.0 <= row["accuracy_pct"] <= 100.0 and row["fit_s"] > 0
     # Same data, same random_state: threads and processes give the same model.
     assert scale[0]["accuracy_pct"] == scale[1]["accuracy_pct"]
+@pytest.mark.skipif(find_shared_data("pendigits") is None or find_shared_data("mnist_5k") is None,
+                    reason="pendigits / mnist_5k data not available")
+def test_decomposition_benchmark_quick_profile_runs(tmp_path):
+    subprocess.run([sys.executable, str(BENCH / "bench_decomposition.py"), "--quick", "--out",
+                    str(tmp_path)], check=True, capture_output=True, timeout=600)
+    parts = json.loads((tmp_path / "decomposition_quick.json").read_text())["parts"]
+    assert len(parts) == 5
+    for rows in parts.values():
+        assert rows and all("error" not in row for row in rows), rows
+    clf = next(rows for title, rows in parts.items() if "classification" in title)
+    assert all(50.0 <= row["test_accuracy_pct"] <= 100.0 for row in clf)
+    for name in ("decomposition_quick.md", "decomposition_embeddings_quick.png",
+                 "decomposition_scaling_quick.png"):
+        assert (tmp_path / name).stat().st_size > 0

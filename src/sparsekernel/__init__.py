@@ -1,5 +1,6 @@
 """sparsekernel: kernel machines on m << n basis functions, at linear-model cost."""
 
+from .decomposition import ReducedKernelCCA, ReducedKernelPCA, ReducedKernelSIR
 from .distributed import MapReduceSVC  # imports no Dask: that happens at fit time
 from .features import ReducedFeatures
 from .lssvm import (
@@ -20,11 +21,14 @@ __all__ = [
     "LSSVR",
     "LowRankLSSVC",
     "LowRankLSSVR",
+    "MapReduceSVC",
     "OnlineLSSVR",
     "PrunedLSSVC",
     "PrunedLSSVR",
-    "MapReduceSVC",
     "ReducedFeatures",
+    "ReducedKernelCCA",
+    "ReducedKernelPCA",
+    "ReducedKernelSIR",
     "ReducedSVC",
     "ReducedSVR",
     "SmoothSVC",

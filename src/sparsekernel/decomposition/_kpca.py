@@ -1,0 +1,145 @@
+"""Reduced kernel PCA: principal components of the reduced kernel data K(X, Z)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import ClassNamePrefixFeaturesOutMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..solvers import inverse_sqrt, symmetric_eigen
+from ..utils import Options, check_sample_weight
+from ._base import ReducedKernelBase, doc, kernel_moments
+
+__all__ = ["ReducedKernelPCA"]
+
+METHODS = ("nystrom", "reduced")
+
+
+class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
+    __doc__ = doc("""Kernel PCA on m << n basis points, fitted in one pass over row blocks.
+
+    Both methods accumulate the m x m covariance of the reduced kernel data
+    ``Sigma = 1/n sum_i (K(z, x_i) - kbar)(K(z, x_i) - kbar)^T`` block by block (never
+    K(X, X), never the stored K(X, Z)) and differ in the eigenproblem solved on it:
+
+    - ``method='nystrom'`` (default): linear PCA of the Nystrom features
+      ``phi(x) = K(x, Z) U Lambda^(-1/2)`` with ``K(Z, Z) = U Lambda U^T`` (eigenvalues below
+      1e-10 of the largest dropped), i.e. the eigenproblem of ``T^T Sigma T`` with
+      ``T = U Lambda^(-1/2)``. Since ``phi(x)^T phi(x')`` is the Nystrom approximation of
+      k(x, x'), this is kernel PCA on the approximated kernel: with Z = X it *equals*
+      scikit-learn's ``KernelPCA`` (same kernel, up to the sign of each component), and it
+      converges to it as m grows.
+    - ``method='reduced'``: the reduced KPCA of the review's eqs. (36)-(37),
+      ``Sigma alpha = lambda alpha`` with the m kernel columns used as plain features. This is
+      PCA of the empirical kernel map, i.e. kernel PCA with the kernel
+      ``sum_j k(x, z_j) k(z_j, x')``, not with k itself: its components differ from KernelPCA
+      even at Z = X, so it is kept for fidelity to the paper.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Number of components; None keeps every component above the eigenvalue floor.
+    {kernel_params}
+    basis : {'random', 'kmeans'}, array-like or BasisSelector, default='random'
+        How to choose the basis points Z, or Z itself (an (m, d) array).
+    method : {'nystrom', 'reduced'}, default='nystrom'
+        Which eigenproblem (see above).
+    whiten : bool, default=False
+        Divide each component by its standard deviation so that the training scores have
+        unit variance (components with zero variance are left unscaled).
+    {memory_params}
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, m)
+        Weights on the centred reduced kernel features: the scores are
+        ``(K(X, Z) - mean_) @ components_.T`` (before whitening).
+    mean_ : ndarray of shape (m,)
+        Weighted mean of K(x_i, Z) over the training rows.
+    explained_variance_ : ndarray of shape (n_components,)
+        Variance of each component's training scores (1/n normalisation; equals
+        ``KernelPCA.eigenvalues_ / n`` at Z = X with the Nystrom method).
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+        Share of the total variance of the features (Nystrom or reduced) per component.
+    basis_ : ndarray or CSR matrix of shape (m, n_features)
+    basis_indices_ : ndarray of shape (m,) or None
+    gamma_ : float or ndarray of shape (m,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_circles
+    >>> from sparsekernel import ReducedKernelPCA
+    >>> X, _ = make_circles(400, factor=0.3, noise=0.05, random_state=0)
+    >>> kpca = ReducedKernelPCA(n_components=2, gamma=2.0, n_basis=50, random_state=0)
+    >>> kpca.fit_transform(X).shape
+    (400, 2)
+    """)
+
+    _parameter_constraints = {
+        **ReducedKernelBase._parameter_constraints,
+        "method": [Options(*METHODS)],
+        "whiten": ["boolean"],
+    }
+
+    def __init__(self, n_components=None, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+                 n_basis="auto", basis="random", method="nystrom", whiten=False,
+                 memory_budget=None, random_state=None):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_basis = n_basis
+        self.basis = basis
+        self.method = method
+        self.whiten = whiten
+        self.memory_budget = memory_budget
+        self.random_state = random_state
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Choose the basis and compute the principal components.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights of the covariance.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X = self._validate_X(X, reset=True)
+        sw = check_sample_weight(sample_weight, X.shape[0])
+        kern, res = self._kernel_map(X)
+        Z = res.centers
+        mom = kernel_moments(kern, X, Z, weight=sw)
+        if self.method == "nystrom":
+            W = kern(Z.astype(np.float64), Z.astype(np.float64))
+            T = inverse_sqrt((W + W.T) / 2.0)
+            cov = T.T @ mom.cov @ T
+        else:
+            T, cov = None, mom.cov
+        eig = symmetric_eigen(cov, self.n_components)
+        components = eig.vectors if T is None else T @ eig.vectors
+        self.components_ = np.ascontiguousarray(components.T)
+        self.mean_ = mom.mean
+        self.explained_variance_ = eig.values
+        total = float(np.trace(cov))
+        self.explained_variance_ratio_ = eig.values / total if total > 0 else eig.values * 0.0
+        self.basis_, self.basis_indices_, self.gamma_ = Z, res.indices, kern.gamma
+        self._n_features_out = self.components_.shape[0]
+        return self
+
+    def transform(self, X):
+        """Project X on the components: an (n, n_components) array in X's dtype."""
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        scores = self._project(X, self.basis_, self.gamma_, self.mean_, self.components_)
+        if self.whiten:
+            std = np.sqrt(self.explained_variance_)
+            scores /= np.where(std > 0, std, 1.0).astype(scores.dtype)
+        return scores
