@@ -7,6 +7,7 @@ Solvers import neither ``sparsekernel.kernels`` nor scikit-learn, and every one 
 from ._blocks import ArrayBlocks, as_row_blocks
 from ._losses import SquaredSmoothEpsilonInsensitive, SquaredSmoothHinge, smooth_plus
 from ._result import SolverResult
+from .dual_cd import dual_cd
 from .newton_armijo import newton_armijo
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "SquaredSmoothEpsilonInsensitive",
     "SquaredSmoothHinge",
     "as_row_blocks",
+    "dual_cd",
     "newton_armijo",
     "smooth_plus",
 ]
