@@ -322,7 +322,7 @@ def compress_svc(svc, X, y, n_basis=0.1, method="mrs", **params):
     >>> X, y = make_moons(400, noise=0.2, random_state=0)
     >>> svc = SVC(C=10, gamma=2.0).fit(X, y)
     >>> small = compress_svc(svc, X, y, n_basis=10)
-    >>> small.basis_.shape[0] <= 10 < svc.n_support_.sum()
+    >>> bool(small.basis_.shape[0] <= 10 < svc.n_support_.sum())
     True
     """
     return ReducedSetSVC(svc=svc, n_basis=n_basis, method=method, **params).fit(X, y)
