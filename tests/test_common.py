@@ -3,7 +3,15 @@
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sparsekernel import ReducedFeatures, ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
+from sparsekernel import (
+    LowRankSVC,
+    NystromFeatures,
+    ReducedFeatures,
+    ReducedSVC,
+    ReducedSVR,
+    SmoothSVC,
+    SmoothSVR,
+)
 
 ESTIMATORS = [
     SmoothSVC(),
@@ -11,6 +19,8 @@ ESTIMATORS = [
     ReducedSVC(random_state=0),
     ReducedSVR(random_state=0),
     ReducedFeatures(random_state=0),
+    NystromFeatures(random_state=0),
+    LowRankSVC(random_state=0),
 ]
 
 # Every expected failure carries its reason.
@@ -21,7 +31,7 @@ _BASIS_FROM_ROWS = (
 
 
 def _expected_failed_checks(estimator):
-    reduced_or_full = (SmoothSVC, SmoothSVR, ReducedSVC, ReducedSVR)
+    reduced_or_full = (SmoothSVC, SmoothSVR, ReducedSVC, ReducedSVR, LowRankSVC)
     if isinstance(estimator, reduced_or_full):
         return {
             "check_sample_weight_equivalence_on_dense_data": _BASIS_FROM_ROWS,
