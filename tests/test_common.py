@@ -4,6 +4,8 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sparsekernel import (
+    LowRankSVC,
+    NystromFeatures,
     ReducedFeatures,
     ReducedSetSVC,
     ReducedSVC,
@@ -20,6 +22,8 @@ ESTIMATORS = [
     ReducedSVC(random_state=0),
     ReducedSVR(random_state=0),
     ReducedFeatures(random_state=0),
+    NystromFeatures(random_state=0),
+    LowRankSVC(random_state=0),
     # Few L-BFGS iterations keep the ~50 contract checks fast; the contract does not depend
     # on how far the expansion vectors move.
     SparseMarginClassifier(n_basis=5, max_iter=3, random_state=0),
@@ -41,8 +45,8 @@ _GREEDY_REDUCED_SET = (
 
 
 def _expected_failed_checks(estimator):
-    reduced_or_full = (SmoothSVC, SmoothSVR, ReducedSVC, ReducedSVR, SparseMarginClassifier,
-                       SparseFisherDiscriminant)
+    reduced_or_full = (SmoothSVC, SmoothSVR, ReducedSVC, ReducedSVR, LowRankSVC,
+                       SparseMarginClassifier, SparseFisherDiscriminant)
     if isinstance(estimator, reduced_or_full):
         return {
             "check_sample_weight_equivalence_on_dense_data": _BASIS_FROM_ROWS,

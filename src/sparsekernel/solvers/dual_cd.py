@@ -78,23 +78,29 @@ def _squared_norms(F):
     return out
 
 
-def _gap(F, y, alpha, w, bias, loss, C, sw, diag, margins):
-    """(primal, dual, gap) at (w, alpha); ``margins`` is scratch of shape (n,)."""
+def _gap(F, y, alpha, w, w0, bias, loss, C, sw, diag, margins):
+    """(primal, dual, gap) at (w, alpha); ``margins`` is scratch of shape (n,).
+
+    With an offset w0 the pair is P = 1/2 ||w - w0||^2 + losses and
+    D = sum alpha - 1/2 ||w||^2 + 1/2 ||w0||^2 - 1/2 sum D_ii alpha_i^2 (w0 = 0: the usual).
+    """
     f = row_margins(F, w, bias, margins)
     viol = np.maximum(0.0, 1.0 - y * f)
-    wn = float(w @ w)
+    dw = w - w0
+    reg_p = 0.5 * float(dw @ dw)
+    reg_d = 0.5 * float(w @ w) - 0.5 * float(w0 @ w0)
     if loss == "squared_hinge":
-        primal = 0.5 * wn + 0.5 * C * float(sw @ (viol * viol))
-        dual = float(alpha.sum()) - 0.5 * wn - 0.5 * float(diag @ (alpha * alpha))
+        primal = reg_p + 0.5 * C * float(sw @ (viol * viol))
+        dual = float(alpha.sum()) - reg_d - 0.5 * float(diag @ (alpha * alpha))
     else:
-        primal = 0.5 * wn + 0.5 * C * float(sw @ viol)
-        dual = float(alpha.sum()) - 0.5 * wn
+        primal = reg_p + 0.5 * C * float(sw @ viol)
+        dual = float(alpha.sum()) - reg_d
     return primal, dual, primal - dual
 
 
 def dual_cd(F, y, C=1.0, *, loss="squared_hinge", sample_weight=None, fit_intercept=True,
             tol=1e-3, max_iter=1000, dual0=None, shrinking=True, shuffle=True,
-            random_state=None, max_seconds=None, callback=None):
+            random_state=None, max_seconds=None, offset=None, callback=None):
     """Minimise P(w, b) (module docstring) by dual coordinate descent.
 
     Parameters
@@ -128,6 +134,12 @@ def dual_cd(F, y, C=1.0, *, loss="squared_hinge", sample_weight=None, fit_interc
         Seed of the visiting order.
     max_seconds : float, optional
         Wall-clock budget, checked between passes.
+    offset : ndarray of shape (m + 1,), optional
+        Block minimization: the fixed contribution ``[w0, b0] = sum_j alpha_j y_j [F_j, 1]``
+        of rows outside ``F`` whose dual variables are held fixed. The solver then minimises
+        the full dual over the rows of ``F`` only; the returned primal point is
+        ``offset + sum_i alpha_i y_i [F_i, 1]``, and ``objective`` / ``gap`` refer to the
+        block problem ``1/2 ||[w, b] - offset||^2 + C/2 sum_i s_i loss_i``.
     callback : callable, optional
         Called after every pass with a dict (n_iter, objective, gap, grad_norm, n_active);
         ``grad_norm`` is the spread max PG - min PG of the projected gradient over the pass.
@@ -155,7 +167,10 @@ def dual_cd(F, y, C=1.0, *, loss="squared_hinge", sample_weight=None, fit_interc
     if alpha.shape != (n,):
         raise ValueError(f"dual0 must have shape ({n},); got {alpha.shape}.")
     alpha = np.clip(alpha, 0.0, upper)
-    w = weights_from_dual(F, alpha * y, bias, np.zeros(m + 1))
+    w0 = np.zeros(m + 1) if offset is None else np.array(offset, dtype=np.float64)
+    if w0.shape != (m + 1,):
+        raise ValueError(f"offset must have shape ({m + 1},); got {w0.shape}.")
+    w = weights_from_dual(F, alpha * y, bias, np.zeros(m + 1)) + w0
     index = np.flatnonzero(upper > 0).astype(np.int64)  # zero-weight rows never move
     active = len(index)
     rng = np.random.default_rng(random_state)
@@ -172,7 +187,7 @@ def dual_cd(F, y, C=1.0, *, loss="squared_hinge", sample_weight=None, fit_interc
             active, pg_max, pg_min = dcd_epoch(F, y, alpha, w, qd, diag, upper, index,
                                                active, bias, pg_max_old, pg_min_old)
             spread = pg_max - pg_min if active else 0.0
-            primal, _, gap = _gap(F, y, alpha, w, bias, loss, C, sw, diag, margins)
+            primal, _, gap = _gap(F, y, alpha, w, w0, bias, loss, C, sw, diag, margins)
             info = {"n_iter": n_iter, "objective": primal, "gap": gap, "grad_norm": spread,
                     "n_active": active}
             history.append(info)
@@ -192,7 +207,7 @@ def dual_cd(F, y, C=1.0, *, loss="squared_hinge", sample_weight=None, fit_interc
                 break
     except KeyboardInterrupt:
         status = "interrupted"
-        primal, _, gap = _gap(F, y, alpha, w, bias, loss, C, sw, diag, margins)
+        primal, _, gap = _gap(F, y, alpha, w, w0, bias, loss, C, sw, diag, margins)
     return SolverResult(
         coef=w[:m].copy(), intercept=float(w[m]), objective=primal, grad_norm=spread,
         tol_reached=tol * primal, n_iter=n_iter, converged=status == "converged",
