@@ -14,7 +14,7 @@ from sparsekernel import (
 )
 from sparsekernel.io import load, save
 from sparsekernel.kernels import Kernel
-from sparsekernel.sparse_margin import kernel_expansion, reduced_set_rbf
+from sparsekernel.sparse_margin import kernel_expansion, modified_rsvm, reduced_set_rbf
 from sparsekernel.sparse_margin._basis_svm import BasisSVM
 from sparsekernel.sparse_margin._fisher import FisherBasisObjective
 
@@ -106,6 +106,16 @@ def test_slmc_multiclass_shares_one_basis():
     clf = SparseMarginClassifier(C=20.0, n_basis=6, max_iter=30, random_state=0).fit(X, y)
     assert clf.basis_.shape == (6, 4) and clf.coef_.shape == (3, 6)
     assert clf.score(X, y) > 0.9
+
+
+def test_mrsvm_is_lowrank_svc_and_slmc_without_moves():
+    """Eq. (45) on fixed random Z: LowRankSVC (Nystrom map) and SLMC (Cholesky map) agree."""
+    mrsvm = modified_rsvm(12, C=20.0, gamma=2.0, random_state=0, tol=1e-10, max_iter=100000)
+    mrsvm.fit(X_MOON, Y_MOON)
+    slmc = SparseMarginClassifier(gamma=2.0, C=20.0, basis=mrsvm.basis_, max_iter=0,
+                                  tol=1e-9).fit(X_MOON, Y_MOON)
+    np.testing.assert_allclose(slmc.decision_function(X_MOON_TEST),
+                               mrsvm.decision_function(X_MOON_TEST), atol=1e-4)
 
 
 def test_slmc_removes_duplicate_initial_vectors():

@@ -12,9 +12,12 @@ the projection onto span{phi(z_j)} (eq. 40). It is solved exactly by dual coordi
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
+from sklearn.exceptions import ConvergenceWarning
 
 from ..solvers import dual_cd
 
@@ -128,9 +131,20 @@ class BasisSVM:
                                        float(self.kernel.gamma))
         return W, grad
 
-    def coefficients(self, Z):
-        """Expansion coefficients (eq. 45) and biases on Z: (coef (k, m), intercept (k,), res)."""
-        _, _, _, results, betas = self.solve(Z)
+    def coefficients(self, Z, max_iter=20000):
+        """Expansion coefficients (eq. 45) and biases on Z: (coef (k, m), intercept (k,), res).
+
+        This final solve may use more passes (``max_iter``) than the evaluations of W.
+        """
+        inner, self.solver_args["max_iter"] = self.solver_args["max_iter"], max_iter
+        try:
+            _, _, _, results, betas = self.solve(Z)
+        finally:
+            self.solver_args["max_iter"] = inner
+        for res in results:
+            if not res.converged:
+                warnings.warn(f"The SVM step on the expansion vectors did not converge: "
+                              f"{res.message}", ConvergenceWarning, stacklevel=3)
         coef = np.array(betas)
         intercept = np.array([r.intercept for r in results])
         return coef, intercept, results
