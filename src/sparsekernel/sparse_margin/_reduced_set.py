@@ -106,13 +106,15 @@ def reduced_set_rbf(V, a, gamma, n_basis, *, n_starts=3, max_iter=50, tol=1e-6,
         for i in np.argsort(-np.abs(resid))[:n_starts]:
             z, it = _fixed_point(V[i].copy(), U, g, kernel, max_iter, tol)
             n_iter = max(n_iter, it)
-            if z is None:
-                continue
+            if z is None or (len(Z) and gamma * np.min(((Z - z) ** 2).sum(1)) < 1e-8):
+                continue  # diverged, or fell back onto a vector already in the set
             val = abs(float(g @ kernel(U, z[None, :])[:, 0]))
             if val > best_val:
                 best, best_val = z, val
-        if best is None:  # every start diverged: take the worst-approximated vector itself
+        if best is None:  # every start failed: take the worst-approximated vector itself
             best = V[int(np.argmax(np.abs(resid)))].copy()
+            if len(Z) and gamma * np.min(((Z - best) ** 2).sum(1)) < 1e-8:
+                break  # nothing new to add: the residual is numerically zero
         Z = np.vstack([Z, best])
         Kvz = np.hstack([Kvz, kernel(V, best[None, :])])
         L = basis_cholesky(kernel(Z, Z))
