@@ -68,3 +68,13 @@ def test_decomposition_benchmark_quick_profile_runs(tmp_path):
     for name in ("decomposition_quick.md", "decomposition_embeddings_quick.png",
                  "decomposition_scaling_quick.png"):
         assert (tmp_path / name).stat().st_size > 0
+@pytest.mark.skipif(find_shared_data("raetsch_banana") is None, reason="IDA data not available")
+def test_slmc_benchmark_quick_profile_runs(tmp_path):
+    subprocess.run([sys.executable, str(BENCH / "bench_slmc.py"), "--quick", "--out",
+                    str(tmp_path)], check=True, capture_output=True, timeout=600)
+    result = json.loads((tmp_path / "slmc_quick.json").read_text())
+    assert [r["data"] for r in result["rows"]] == ["banana", "heart"]
+    for row in result["rows"]:
+        for key in ("SVM", "RS@10%", "MRS@10%", "RSVM@10%", "MRSVM@10%", "SLMC@10%"):
+            assert 0.0 <= row[key] <= 100.0, (key, row)
+    assert "| SLMC 10% |" in (tmp_path / "slmc_quick.md").read_text()

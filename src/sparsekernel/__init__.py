@@ -2,7 +2,7 @@
 
 from .decomposition import ReducedKernelCCA, ReducedKernelPCA, ReducedKernelSIR
 from .distributed import MapReduceSVC  # imports no Dask: that happens at fit time
-from .features import ReducedFeatures
+from .features import NystromFeatures, ReducedFeatures
 from .lssvm import (
     LSSVC,
     LSSVR,
@@ -12,7 +12,13 @@ from .lssvm import (
     PrunedLSSVC,
     PrunedLSSVR,
 )
-from .svm import ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
+from .sparse_margin import (
+    ReducedSetSVC,
+    SparseFisherDiscriminant,
+    SparseMarginClassifier,
+    compress_svc,
+)
+from .svm import LowRankSVC, ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
 
 __version__ = "0.1.0"
 
@@ -21,7 +27,9 @@ __all__ = [
     "LSSVR",
     "LowRankLSSVC",
     "LowRankLSSVR",
+    "LowRankSVC",
     "MapReduceSVC",
+    "NystromFeatures",
     "OnlineLSSVR",
     "PrunedLSSVC",
     "PrunedLSSVR",
@@ -31,7 +39,11 @@ __all__ = [
     "ReducedKernelSIR",
     "ReducedSVC",
     "ReducedSVR",
+    "ReducedSetSVC",
     "SmoothSVC",
     "SmoothSVR",
+    "SparseFisherDiscriminant",
+    "SparseMarginClassifier",
+    "compress_svc",
     "__version__",
 ]

@@ -7,9 +7,9 @@ import time
 import numpy as np
 from sklearn.base import is_classifier
 
-from ..datasets import load_svmlight_path
+from ..datasets import iter_svmlight_chunks, load_svmlight_path
 from ..io import save
-from ..svm import ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
+from ..svm import LowRankSVC, ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
 from ._options import UsageError, gamma_value, n_basis_value, positive_int
 
 __all__ = ["MODELS", "add_parser", "describe_size"]
@@ -18,7 +18,10 @@ __all__ = ["MODELS", "add_parser", "describe_size"]
 MODELS = {
     "reduced": {"classification": ReducedSVC, "regression": ReducedSVR},
     "smooth": {"classification": SmoothSVC, "regression": SmoothSVR},
+    "lowrank": {"classification": LowRankSVC},
 }
+#: Models trained by streaming the file (bounded memory) instead of loading it.
+STREAMED = ("lowrank",)
 TASKS = ("classification", "regression")
 KERNELS = ("rbf", "laplacian", "polynomial", "linear", "sigmoid")
 
@@ -28,7 +31,8 @@ _ESTIMATOR_OPTIONS = {
     "kernel": "-k/--kernel", "gamma": "-g/--gamma", "C": "-c/--C", "degree": "-d/--degree",
     "coef0": "-r/--coef0", "epsilon": "-p/--epsilon", "n_basis": "-m/--n-basis",
     "basis": "-b/--basis", "memory_budget": "--memory-budget", "tol": "-e/--tol",
-    "max_iter": "--max-iter", "random_state": "--random-state",
+    "max_iter": "--max-iter", "random_state": "--random-state", "loss": "--loss",
+    "n_passes": "--n-passes", "chunk_size": "--chunk-size",
 }
 
 
@@ -45,7 +49,9 @@ def add_parser(subparsers):
                         help="default: classification")
     parser.add_argument("--model", choices=sorted(MODELS), default="reduced",
                         help="reduced: m basis functions (RSVM); smooth: all n training "
-                             "points (SSVM). default: reduced")
+                             "points (SSVM); lowrank: Nystrom features + linear SVM (LLSVM), "
+                             "streams TRAIN_FILE in chunks with bounded memory. "
+                             "default: reduced")
     _add_estimator_options(parser)
     parser.add_argument("--n-features", type=positive_int, metavar="N",
                         help="number of features (default: the largest index in the file)")
@@ -72,6 +78,13 @@ def _add_estimator_options(parser):
     add("-e", "--tol", type=float, help="stopping tolerance; default: 1e-6")
     add("--max-iter", type=int, help="Newton iterations per problem; default: 100")
     add("--random-state", type=int, metavar="SEED", help="seed for basis selection")
+    add("--loss", choices=("squared_hinge", "hinge"), help="lowrank model: default squared_hinge")
+    add("--n-passes", type=positive_int, dest="n_passes", metavar="P",
+        help="lowrank model: passes over the file; default: 1")
+    add("--chunk-size", type=positive_int, dest="chunk_size", metavar="ROWS",
+        help="lowrank model: rows read and optimised at a time; default: 20000")
+    add("--float32", action="store_true",
+        help="lowrank model: read the file in float32 (half the memory and time)")
 
 
 def add_verbosity_options(parser, with_verbose=False):
@@ -85,6 +98,9 @@ def add_verbosity_options(parser, with_verbose=False):
 
 def make_estimator(args):
     """Build the estimator the options describe; reject options it does not take."""
+    if args.task not in MODELS[args.model]:
+        raise UsageError(f"--model {args.model} supports only --task "
+                         f"{', '.join(MODELS[args.model])}")
     cls = MODELS[args.model][args.task]
     accepted = cls().get_params()
     params = {name: getattr(args, name) for name in _ESTIMATOR_OPTIONS
@@ -100,8 +116,12 @@ def make_estimator(args):
 
 def run(args):
     """Fit, save and print one summary line."""
-    X, y = load_svmlight_path(args.train_file, n_features=args.n_features)
+    if args.float32 and args.model not in STREAMED:
+        raise UsageError("--float32 applies to --model lowrank only")
     model = make_estimator(args)
+    if args.model in STREAMED:
+        return _run_streamed(args, model)
+    X, y = load_svmlight_path(args.train_file, n_features=args.n_features)
     start = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - start
@@ -109,6 +129,25 @@ def run(args):
     if not args.quiet:
         print(f"{type(model).__name__}: {training_score(model, X, y)}, {describe_size(model)}, "
               f"fit {seconds:.3g} s; saved to {args.model_file}")
+    return 0
+
+
+def _run_streamed(args, model):
+    """Fit from the file chunk by chunk; the training accuracy is streamed too."""
+    dtype = np.float32 if args.float32 else np.float64
+    start = time.perf_counter()
+    model.fit_stream(args.train_file, n_features=args.n_features, dtype=dtype)
+    seconds = time.perf_counter() - start
+    save(model, args.model_file)
+    if not args.quiet:
+        correct = total = 0
+        for X, y in iter_svmlight_chunks(args.train_file, model.chunk_size,
+                                         model.n_features_in_, dtype):
+            correct += int(np.sum(model.predict(X) == y))
+            total += len(y)
+        print(f"{type(model).__name__}: training accuracy {correct / total:.4f} "
+              f"({correct}/{total}), {describe_size(model)}, fit {seconds:.3g} s (streamed in "
+              f"chunks of {model.chunk_size} rows); saved to {args.model_file}")
     return 0
 
 

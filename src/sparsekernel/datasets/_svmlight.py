@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import io
+import itertools
 import lzma
 import os
 from pathlib import Path
@@ -14,7 +16,7 @@ from sklearn.datasets import load_svmlight_file
 from ..utils import Interval, Options, validate_params
 from ._paths import open_binary
 
-__all__ = ["load_svmlight_path", "load_svmlight_paths"]
+__all__ = ["iter_svmlight_chunks", "load_svmlight_path", "load_svmlight_paths"]
 
 _CONSTRAINTS = {
     "n_features": [None, Interval("int", 1, None, closed="left")],
@@ -152,3 +154,76 @@ def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based="auto
         [path], n_features=n_features, dtype=dtype, zero_based=zero_based
     )
     return X, y
+
+
+def iter_svmlight_chunks(path, chunk_size, n_features=None, dtype=np.float64,
+                         zero_based="auto", dense=True):
+    """Read a SVMlight/LIBSVM file incrementally, ``chunk_size`` lines at a time.
+
+    Only one chunk is in memory at once, so files larger than memory can be streamed (for
+    example into ``LowRankSVC.fit_stream``). Compressed files (.gz, .bz2, .xz) are
+    decompressed on the fly.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    chunk_size : int
+        Lines (rows) per chunk, at least 1.
+    n_features : int or None, default=None
+        Number of columns. ``None`` takes the largest index of the first chunk; a later
+        chunk with a larger index then raises a ValueError (pass ``n_features`` for files
+        whose first rows do not use every feature).
+    dtype : numpy dtype, default=np.float64
+    zero_based : bool or "auto", default="auto"
+        Whether feature indices start at 0. "auto" decides on the first chunk (one-based,
+        as LIBSVM, unless index 0 occurs there) and keeps that choice for every chunk.
+    dense : bool, default=True
+        Yield dense C-contiguous arrays (else CSR matrices).
+
+    Yields
+    ------
+    X : ndarray or CSR matrix of shape (rows, n_features)
+    y : ndarray of shape (rows,), float64
+    """
+    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be a str or os.PathLike. Got {path!r} instead.")
+    validate_params("iter_svmlight_chunks", {
+        "chunk_size": [Interval("int", 1, None, closed="left")], **_CONSTRAINTS,
+    }, {"chunk_size": chunk_size, "n_features": n_features, "zero_based": zero_based})
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"SVMlight/LIBSVM file not found: '{path}'.")
+    with open_binary(path) as fh:
+        while True:
+            lines = list(itertools.islice(fh, chunk_size))
+            if not lines:
+                return
+            X, y = _parse_lines(path, lines, dtype)  # raw indices
+            if zero_based == "auto":
+                zero_based = not (X.nnz and X.indices.min() > 0)
+            X = _shift_columns(path, X, zero_based)
+            n_features = X.shape[1] if n_features is None else n_features
+            if X.shape[1] > n_features:
+                raise ValueError(
+                    f"'{path}' has feature index {X.shape[1]} beyond n_features={n_features} "
+                    "(fixed by the first chunk or given); pass n_features."
+                )
+            X = _with_columns(X, n_features)
+            yield (X.toarray() if dense else X), y
+
+
+def _shift_columns(path, X, zero_based):
+    if zero_based:
+        return X
+    if X.nnz and X.indices.min() == 0:
+        raise ValueError(f"'{path}' uses feature index 0 in a one-based (LIBSVM) file.")
+    X.indices -= 1
+    return _with_columns(X, max(X.shape[1] - 1, 0))
+
+
+def _parse_lines(path, lines, dtype):
+    try:
+        X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), dtype=dtype, zero_based=True)
+    except _PARSE_ERRORS as exc:
+        raise ValueError(f"Could not read '{path}' as an SVMlight/LIBSVM file: {exc}") from exc
+    return sp.csr_matrix(X), np.asarray(y, dtype=np.float64)

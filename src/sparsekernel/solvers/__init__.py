@@ -8,6 +8,8 @@ small eigenproblems of :mod:`~sparsekernel.solvers.eigen`.
 from ._blocks import ArrayBlocks, as_row_blocks
 from ._losses import SquaredSmoothEpsilonInsensitive, SquaredSmoothHinge, smooth_plus
 from ._result import SolverResult
+from .block_minimization import SelectiveBlockMinimization
+from .dual_cd import dual_cd
 from .eigen import (
     EigenResult,
     MomentAccumulator,
@@ -28,11 +30,13 @@ __all__ = [
     "IncrementalLSSVM",
     "MomentAccumulator",
     "Moments",
+    "SelectiveBlockMinimization",
     "SolverResult",
     "SquaredSmoothEpsilonInsensitive",
     "SquaredSmoothHinge",
     "as_row_blocks",
     "canonical_correlations",
+    "dual_cd",
     "generalized_low_rank_eigen",
     "inverse_sqrt",
     "lssvm_dual",

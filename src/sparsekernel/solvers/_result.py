@@ -29,12 +29,16 @@ class SolverResult:
         Outer iterations performed.
     converged : bool
         Whether the stopping criterion was met.
-    status : {'converged', 'max_iter', 'line_search', 'interrupted'}
+    status : {'converged', 'max_iter', 'line_search', 'time_limit', 'interrupted'}
         Why the solver stopped.
     message : str
         A human-readable account of ``status`` with the numbers involved.
     history : list of dict
         Per-iteration record (objective, gradient norm, step length, active rows).
+    dual : ndarray of shape (n,) or None
+        Dual variables, for solvers that have them (``dual_cd``); pass back as a warm start.
+    gap : float
+        Duality gap P - D at the returned point (nan for primal-only solvers).
     """
 
     coef: np.ndarray
@@ -47,3 +51,5 @@ class SolverResult:
     status: str
     message: str
     history: list = field(default_factory=list)
+    dual: np.ndarray | None = None
+    gap: float = float("nan")

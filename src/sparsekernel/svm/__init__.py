@@ -1,5 +1,6 @@
-"""Smooth and reduced support vector machines (SSVM, RSVM, epsilon-SSVR)."""
+"""Smooth, reduced and low-rank support vector machines (SSVM, RSVM, epsilon-SSVR, LLSVM)."""
 
 from ._classes import ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
+from ._lowrank import LowRankSVC
 
-__all__ = ["ReducedSVC", "ReducedSVR", "SmoothSVC", "SmoothSVR"]
+__all__ = ["LowRankSVC", "ReducedSVC", "ReducedSVR", "SmoothSVC", "SmoothSVR"]

@@ -1,0 +1,197 @@
+"""Nystrom features K(X, Z) U Lambda^(-1/2): the LLSVM empirical kernel map.
+
+With the eigendecomposition K(Z, Z) = U Lambda U^T, the features F = K(X, Z) U Lambda^(-1/2)
+satisfy F F^T = K(X, Z) K(Z, Z)^+ K(Z, X), the Nystrom approximation of K(X, X); with Z = X it
+is K(X, X) itself. Eigenvalues at or below ``rcond * lambda_max`` are dropped rather than
+inverted. For a positive semi-definite kernel that is exact, not an approximation: a
+direction u with K(Z, Z) u = 0 has ||sum_j u_j phi(z_j)|| = 0, so K(x, Z) u = 0 for every x
+and the direction carries nothing. Duplicate landmarks therefore cost one feature each and
+never produce infinities; negative eigenvalues of an indefinite kernel (sigmoid) are dropped
+as well. The default ``rcond`` is ``m * eps`` of the feature dtype, because rounding errors
+of size eps in K(x, Z) are amplified by lambda^(-1/2) in the features.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.linalg import eigh
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..kernels import Kernel
+from ..utils import Interval, Options, parse_memory_budget, validate_params
+from ._reduced import BASIS_CONSTRAINTS, KERNEL_CONSTRAINTS, make_kernel, select_basis
+
+__all__ = ["NystromFeatures", "NystromMap", "nystrom_map"]
+
+
+class NystromMap:
+    """A fitted Nystrom map: kernel, landmarks Z and normalization M = U Lambda^(-1/2).
+
+    Plain object (no scikit-learn contract) shared by :class:`NystromFeatures` and the
+    low-rank SVM, which applies it chunk by chunk to streams.
+    """
+
+    def __init__(self, kernel, Z, normalization, eigenvalues):
+        self.kernel, self.Z = kernel, Z
+        self.normalization, self.eigenvalues = normalization, eigenvalues
+
+    @property
+    def n_components(self):
+        return self.normalization.shape[1]
+
+    def transform(self, X, out=None):
+        """F = K(X, Z) M in row blocks of the kernel's memory budget; float32 for float32 X.
+
+        Peak extra memory is one kernel block (block_rows x m) besides ``out`` (n x r).
+        """
+        dtype = np.result_type(X.dtype, np.float32)  # the input's precision, as the kernels
+        Z = self.Z.astype(dtype, copy=False)
+        M = self.normalization.astype(dtype, copy=False)
+        if out is None:
+            out = np.empty((X.shape[0], M.shape[1]), dtype=dtype)
+        for rows, K in self.kernel.blocks(X, Z):
+            np.matmul(K, M, out=out[rows])
+        return out
+
+
+def _floor(rcond, m, dtype):
+    if isinstance(rcond, str):
+        return m * np.finfo(dtype).eps
+    return float(rcond)
+
+
+def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64):
+    """Eigendecompose K(Z, Z) in float64 and return the :class:`NystromMap`.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    Z : ndarray or CSR matrix of shape (m, d)
+        Landmarks.
+    rcond : 'auto' or float
+        Eigenvalues ``<= rcond * lambda_max`` are dropped ('auto': ``m * eps(dtype)``).
+    dtype : numpy dtype
+        Dtype the features will be computed in (sets the 'auto' floor).
+    """
+    Z64 = Z.astype(np.float64)
+    K = kernel(Z64, Z64)
+    K = 0.5 * (K + K.T)  # exact symmetry for eigh
+    lam, U = eigh(K)
+    lam, U = lam[::-1], U[:, ::-1]  # descending: component 0 is the largest
+    # Fix each eigenvector's sign (largest entry positive) so features are reproducible.
+    U = U * np.sign(U[np.abs(U).argmax(axis=0), np.arange(U.shape[1])])
+    keep = lam > _floor(rcond, Z.shape[0], dtype) * max(lam[0], 0.0)
+    if not keep.any():
+        raise ValueError(
+            "K(Z, Z) has no positive eigenvalue: the kernel is zero on the landmarks "
+            f"(largest eigenvalue {lam[0]:.3g}); check the kernel parameters."
+        )
+    M = U[:, keep] / np.sqrt(lam[keep])
+    return NystromMap(kernel, Z, np.ascontiguousarray(M), lam[keep])
+
+
+class NystromFeatures(TransformerMixin, BaseEstimator):
+    """Map X to Nystrom features K(X, Z) U Lambda^(-1/2) on m landmarks Z (LLSVM).
+
+    Inner products of the features approximate the kernel: F(X) F(Y)^T = K(X, Z) K(Z, Z)^+
+    K(Z, Y), exact when Z contains X. A linear model on these features with the penalty
+    ||beta||^2 is the reduced kernel model with the RKHS penalty mu^T K(Z, Z) mu
+    (beta = Lambda^(1/2) U^T mu; Zhang et al. 2012, Proposition 2).
+
+    Parameters
+    ----------
+    kernel : {'rbf', 'laplacian', 'polynomial', 'linear', 'sigmoid'}, default='rbf'
+    gamma : 'scale', 'auto' or float, default='scale'
+        As in scikit-learn's SVC.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    n_basis : 'auto', int or float, default='auto'
+        Number of landmarks m: an int, a fraction of n in (0, 1], or 'auto' = min(n, 1000).
+        Ignored when ``basis`` is an array.
+    basis : str, array-like or BasisSelector, default='kmeans'
+        Landmarks: 'kmeans' (centroids of a subsample, the LLSVM choice), 'random' training
+        rows, or an explicit (m, d) array.
+    rcond : 'auto' or float, default='auto'
+        Eigenvalues of K(Z, Z) at or below ``rcond * lambda_max`` are dropped (module
+        docstring); 'auto' is ``m * eps`` of the feature dtype (about 1e-13 for float64 and
+        1e-4 for float32 features when m = 1000).
+    memory_budget : int, str or None, default=None
+        Bytes for one block of kernel evaluations (None: 1 GiB).
+    random_state : int, RandomState or None, default=None
+
+    Attributes
+    ----------
+    basis_ : ndarray or CSR matrix of shape (m, n_features)
+        Landmarks Z.
+    basis_indices_ : ndarray of shape (m,) or None
+    normalization_ : ndarray of shape (m, n_components_)
+        U Lambda^(-1/2) for the kept eigenpairs.
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Kept eigenvalues of K(Z, Z), descending.
+    n_components_ : int
+        Output dimension r <= m.
+    gamma_ : float or ndarray of shape (m,)
+    n_features_in_ : int
+    """
+
+    _parameter_constraints = {
+        **KERNEL_CONSTRAINTS,
+        **BASIS_CONSTRAINTS,
+        "rcond": [Options("auto"), Interval("real", 0, 1, closed="left")],
+    }
+
+    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, n_basis="auto",
+                 basis="kmeans", rcond="auto", memory_budget=None, random_state=None):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_basis = n_basis
+        self.basis = basis
+        self.rcond = rcond
+        self.memory_budget = memory_budget
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Choose the landmarks from X and eigendecompose K(Z, Z)."""
+        validate_params(type(self).__name__, self._parameter_constraints, self.get_params(False))
+        parse_memory_budget(self.memory_budget)
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
+        fmap = fit_nystrom_map(self, X, None)
+        self._set_map_attributes(fmap)
+        return self
+
+    def _set_map_attributes(self, fmap):
+        self.basis_, self.normalization_ = fmap.Z, fmap.normalization
+        self.eigenvalues_, self.n_components_ = fmap.eigenvalues, fmap.n_components
+
+    def _map(self):
+        kern = Kernel(self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0,
+                      memory_budget=self.memory_budget)
+        return NystromMap(kern, self.basis_, self.normalization_, self.eigenvalues_)
+
+    def transform(self, X):
+        """Return the (n, n_components_) features, float32 for float32 input."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
+                          reset=False)
+        return self._map().transform(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+
+def fit_nystrom_map(est, X, y_basis):
+    """Landmarks and map from an estimator's parameters; sets basis_indices_ and gamma_."""
+    res = select_basis(X, y_basis, est.n_basis, est.basis, est.random_state)
+    kern = make_kernel(est.kernel, est.gamma, est.degree, est.coef0, est.memory_budget, X,
+                       res.gamma)
+    est.basis_indices_, est.gamma_ = res.indices, kern.gamma
+    rcond = est.rcond if isinstance(est.rcond, numbers.Real) else "auto"
+    return nystrom_map(kern, res.centers, rcond, X.dtype)

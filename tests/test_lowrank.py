@@ -1,0 +1,171 @@
+"""LowRankSVC: Proposition 2 against the foundation's solver, streaming, memory, persistence."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.datasets import make_blobs
+
+from sparsekernel import LowRankSVC, ReducedSVC
+from sparsekernel.datasets import make_checkerboard
+from sparsekernel.io import load, save
+from sparsekernel.kernels import rbf_kernel
+from sparsekernel.solvers import SquaredSmoothHinge, newton_armijo
+
+GAMMA, C = 1.5, 4.0
+
+
+@pytest.fixture(scope="module")
+def board():
+    X, y = make_checkerboard(600, noise=0.1, cells=2, random_state=0)
+    return X, y
+
+
+def _rkhs_objective(mu, b, X, y, Z):
+    """The RSVM of the paper (eq. 21) in the family's scaling, with the squared hinge."""
+    f = rbf_kernel(X, Z, GAMMA) @ mu + b
+    v = np.maximum(0.0, 1.0 - y * f)
+    return 0.5 * mu @ rbf_kernel(Z, Z, GAMMA) @ mu + 0.5 * b * b + 0.5 * C * v @ v
+
+
+def test_lowrank_solves_the_rkhs_reduced_svm_exactly(board):
+    """Proposition 2: with Z fixed, LowRankSVC = argmin of 1/2 mu^T K_ZZ mu + ... ."""
+    X, y = board
+    Z = X[::40]  # 15 landmarks, as basis='random' would draw them
+    est = LowRankSVC(gamma=GAMMA, C=C, basis=Z, tol=1e-12, max_iter=100000).fit(X, y)
+    mu = est.normalization_ @ est.coef_[0]
+    b = est.intercept_[0]
+    # (1) The foundation's Newton-Armijo (exact squared hinge) on the features K(X, Z) M.
+    F = rbf_kernel(X, Z, GAMMA) @ est.normalization_
+    ref = newton_armijo(F, y, SquaredSmoothHinge(np.inf), C=C, tol=1e-12, presolve_rows=None)
+    np.testing.assert_allclose(est.coef_[0], ref.coef, atol=1e-6)
+    assert b == pytest.approx(ref.intercept, abs=1e-6)
+    # (2) scipy on the RSVM problem in mu directly: the same optimum.
+    obj = _rkhs_objective(mu, b, X, y, Z)
+    sci = minimize(lambda z: _rkhs_objective(z[:-1], z[-1], X, y, Z), np.zeros(16),
+                   method="BFGS", options={"gtol": 1e-8})
+    assert obj == pytest.approx(sci.fun, rel=1e-7)
+    assert obj == pytest.approx(ref.objective, rel=1e-9)
+    np.testing.assert_allclose(est.decision_function(X), rbf_kernel(X, Z, GAMMA) @ mu + b,
+                               atol=1e-8)
+
+
+def test_reduced_svc_solves_a_different_problem(board):
+    """ReducedSVC penalizes ||mu||^2, not mu^T K_ZZ mu: its solution is worse for eq. 21."""
+    X, y = board
+    Z = X[::40]
+    low = LowRankSVC(gamma=GAMMA, C=C, basis=Z, tol=1e-12, max_iter=100000).fit(X, y)
+    red = ReducedSVC(gamma=GAMMA, C=C, basis=Z, tol=1e-12).fit(X, y)
+    mu_low = low.normalization_ @ low.coef_[0]
+    obj_low = _rkhs_objective(mu_low, low.intercept_[0], X, y, Z)
+    obj_red = _rkhs_objective(red.coef_[0], red.intercept_[0], X, y, Z)
+    assert obj_low < obj_red * (1 - 1e-3)
+    # ... and ReducedSVC is the same solver on K(X, Z) itself (the family's shared objective).
+    ref = newton_armijo(rbf_kernel(X, Z, GAMMA), y, SquaredSmoothHinge(np.inf), C=C,
+                        tol=1e-12, presolve_rows=None)
+    np.testing.assert_allclose(red.coef_[0], ref.coef, atol=1e-6)
+
+
+def test_lowrank_stream_multi_pass_converges_to_in_memory_fit(board):
+    X, y = board
+    kw = dict(gamma=GAMMA, C=C, n_basis=20, basis="random", random_state=0, tol=1e-8)
+    full = LowRankSVC(**kw, max_iter=10000).fit(X, y)
+    stream = LowRankSVC(**kw, chunk_size=100, n_passes=15).fit_stream((X, y))
+    np.testing.assert_array_equal(stream.basis_, LowRankSVC(**kw, chunk_size=100).fit_stream(
+        (X, y)).basis_)
+    # Landmarks come from the first chunk when streaming: compare on equal landmarks.
+    full = LowRankSVC(**{**kw, "basis": stream.basis_}, max_iter=10000).fit(X, y)
+    np.testing.assert_allclose(stream.coef_, full.coef_, atol=2e-3)
+    np.testing.assert_allclose(stream.intercept_, full.intercept_, atol=2e-3)
+
+
+def test_lowrank_fit_over_budget_uses_blocks_and_matches(board):
+    X, y = board
+    kw = dict(gamma=GAMMA, C=C, n_basis=20, random_state=0, tol=1e-8, chunk_size=150,
+              n_passes=20)
+    big = LowRankSVC(**kw).fit(X, y)
+    small = LowRankSVC(**kw, memory_budget=20000).fit(X, y)  # 600 x 20 x 8 > 20000 bytes
+    assert hasattr(small, "_sbm") and not hasattr(big, "_sbm")
+    np.testing.assert_allclose(small.coef_, big.coef_, atol=2e-3)
+
+
+def test_lowrank_file_array_iterable_and_partial_fit_sources_agree(board, tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+
+    X, y = board
+    path = tmp_path / "board.libsvm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    kw = dict(gamma=GAMMA, C=C, n_basis=10, basis="random", random_state=0, chunk_size=200)
+    a = LowRankSVC(**kw).fit_stream((X, y))
+    b = LowRankSVC(**kw).fit_stream(str(path), n_features=2)
+    c = LowRankSVC(**kw).fit_stream(iter([(X[i:i + 200], y[i:i + 200])
+                                          for i in range(0, 600, 200)]))
+    d = LowRankSVC(**kw)
+    for i in range(0, 600, 200):
+        d.partial_fit(X[i:i + 200], y[i:i + 200])
+    for other in (b, c, d):
+        np.testing.assert_allclose(other.coef_, a.coef_, atol=1e-10)
+    assert d.n_rows_seen_ == 600
+
+
+def test_lowrank_streaming_never_allocates_n_by_m():
+    """n = 60,000 rows, k = 50 landmarks, chunks of 500: the n x k features would be 24 MB."""
+    n, k, chunk = 60_000, 50, 500
+
+    def chunks():
+        for i in range(n // chunk):
+            yield make_checkerboard(chunk, noise=0.2, random_state=i)
+
+    est = LowRankSVC(gamma=2.0, C=1.0, n_basis=k, basis="random", chunk_size=chunk,
+                     random_state=0, memory_budget="256KB", max_iter=20)
+    tracemalloc.start()
+    est.fit_stream(chunks())
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < n * k * 8 / 8, f"peak {peak / 2**20:.1f} MiB"
+    X, y = make_checkerboard(2000, random_state=99)
+    assert est.score(X, y) > 0.8
+
+
+def test_lowrank_multiclass_ovr_and_partial_fit_classes():
+    X, y = make_blobs(300, centers=3, cluster_std=1.0, random_state=0)
+    est = LowRankSVC(n_basis=20, C=10.0, random_state=0).fit(X, y)
+    assert est.coef_.shape == (3, est.normalization_.shape[1])
+    assert est.decision_function(X).shape == (300, 3) and est.score(X, y) > 0.9
+    part = LowRankSVC(n_basis=20, C=10.0, random_state=0)
+    part.partial_fit(X[:100][y[:100] != 2], y[:100][y[:100] != 2], classes=[0, 1, 2])
+    part.partial_fit(X[100:], y[100:])
+    assert list(part.classes_) == [0, 1, 2] and part.score(X, y) > 0.9
+
+
+def test_lowrank_float32_and_hinge_loss(board):
+    X, y = board
+    est = LowRankSVC(gamma=GAMMA, C=C, n_basis=30, loss="hinge", random_state=0)
+    est.fit(X.astype(np.float32), y)
+    assert est.basis_.dtype == np.float32
+    assert est.score(X, y) > 0.85
+
+
+def test_lowrank_round_trips_through_io(board, tmp_path):
+    X, y = board
+    est = LowRankSVC(gamma=GAMMA, n_basis=15, random_state=0).fit(X, y)
+    save(est, tmp_path / "m.skm")
+    back = load(tmp_path / "m.skm")
+    np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
+
+
+def test_lowrank_stream_errors(board):
+    X, y = board
+    with pytest.raises(ValueError, match="re-iterable"):
+        LowRankSVC(n_passes=2).fit_stream(iter([(X, y)]))
+    y_bad = y.copy()
+    y_bad[-1] = 7.0
+    with pytest.raises(ValueError, match="7"):
+        LowRankSVC(n_basis=5, chunk_size=300).fit_stream((X, y_bad))
+    with pytest.raises(ValueError, match="features"):
+        LowRankSVC(n_basis=5).fit_stream([(X, y), (np.ones((5, 3)), np.ones(5))])
+    with pytest.raises(ValueError, match="empty"):
+        LowRankSVC().fit_stream([])
+    with pytest.raises(ValueError, match="loss"):
+        LowRankSVC(loss="log").fit(X, y)

@@ -1,0 +1,78 @@
+"""NystromFeatures: exactness with Z = X, eigenvalue floor, duplicates, blocks, dtypes."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sparsekernel import NystromFeatures
+from sparsekernel.kernels import polynomial_kernel, rbf_kernel
+
+
+def _data(n=50, d=3, seed=0):
+    return np.random.default_rng(seed).normal(size=(n, d))
+
+
+def test_nystrom_with_all_points_reproduces_the_kernel():
+    X = _data()
+    F = NystromFeatures(gamma=0.3, basis=X).fit(X).transform(X)
+    np.testing.assert_allclose(F @ F.T, rbf_kernel(X, X, 0.3), atol=1e-8)
+
+
+def test_nystrom_rank_deficient_kernel_drops_null_directions():
+    # A degree-2 polynomial kernel in 3-D has rank 10: the 40 landmarks give 10 features,
+    # and the Nystrom map is still exact.
+    X = _data(40)
+    est = NystromFeatures(kernel="polynomial", gamma=1.0, degree=2, coef0=1.0, basis=X).fit(X)
+    assert est.n_components_ == 10
+    F = est.transform(X)
+    np.testing.assert_allclose(F @ F.T, polynomial_kernel(X, X, 1.0, 2, 1.0), atol=1e-8)
+
+
+def test_nystrom_duplicate_landmarks_are_harmless():
+    X = _data(30)
+    Z = np.vstack([X, X[:10], X[:10]])
+    est = NystromFeatures(gamma=0.5, basis=Z).fit(X)
+    assert est.n_components_ == 30 and np.all(np.isfinite(est.normalization_))
+    F = est.transform(X)
+    np.testing.assert_allclose(F @ F.T, rbf_kernel(X, X, 0.5), atol=1e-8)
+
+
+def test_nystrom_approximation_matches_the_formula_on_new_points():
+    X, Y = _data(60, seed=1), _data(20, seed=2)
+    est = NystromFeatures(gamma=0.4, n_basis=15, basis="random", random_state=0).fit(X)
+    Z = est.basis_
+    expected = rbf_kernel(Y, Z, 0.4) @ np.linalg.pinv(rbf_kernel(Z, Z, 0.4)) @ rbf_kernel(
+        Z, Y, 0.4)
+    F = est.transform(Y)
+    np.testing.assert_allclose(F @ F.T, expected, atol=1e-8)
+    assert np.all(np.diff(est.eigenvalues_) <= 0)
+
+
+def test_nystrom_blocks_sparse_and_float32_agree():
+    X = _data(300, 4, seed=3)
+    ref = NystromFeatures(gamma=0.5, n_basis=25, random_state=0).fit(X)
+    tiny = NystromFeatures(gamma=0.5, n_basis=25, random_state=0, memory_budget=2000).fit(X)
+    np.testing.assert_allclose(tiny.transform(X), ref.transform(X), atol=1e-12)
+    np.testing.assert_allclose(ref.transform(sp.csr_matrix(X)), ref.transform(X), atol=1e-10)
+    F32 = ref.transform(X.astype(np.float32))
+    assert F32.dtype == np.float32
+    np.testing.assert_allclose(F32, ref.transform(X), atol=1e-3)
+
+
+def test_nystrom_kmeans_landmarks_beat_random_on_clustered_data():
+    rng = np.random.default_rng(4)
+    X = np.vstack([rng.normal(c, 0.3, size=(200, 2)) for c in ((0, 0), (4, 0), (0, 4))])
+    K = rbf_kernel(X, X, 1.0)
+    err = {}
+    for basis in ("kmeans", "random"):
+        F = NystromFeatures(gamma=1.0, n_basis=12, basis=basis, random_state=0).fit_transform(X)
+        err[basis] = np.linalg.norm(F @ F.T - K)
+    assert err["kmeans"] < err["random"]
+
+
+@pytest.mark.parametrize("params, match", [({"rcond": -1.0}, "rcond"),
+                                           ({"basis": "nope"}, "basis"),
+                                           ({"n_basis": 500}, "n_basis")])
+def test_nystrom_bad_parameters(params, match):
+    with pytest.raises(ValueError, match=match):
+        NystromFeatures(**params).fit(_data())
