@@ -11,6 +11,10 @@ ESTIMATORS = [
     ReducedSVC(random_state=0),
     ReducedSVR(random_state=0),
     ReducedFeatures(random_state=0),
+    ReducedSVC(basis="incremental", random_state=0),
+    ReducedSVC(basis="systematic", random_state=0),
+    ReducedSVC(basis="clustering", random_state=0),
+    ReducedSVR(basis="clustering", random_state=0),
 ]
 
 # Every expected failure carries its reason.

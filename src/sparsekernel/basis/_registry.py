@@ -5,12 +5,21 @@ from __future__ import annotations
 import scipy.sparse as sp
 
 from ._base import BasisSelector
+from ._clustering import ClusteringBasis
+from ._incremental import IncrementalBasis
 from ._selectors import FixedBasis, KMeansBasis, RandomBasis
+from ._systematic import SystematicBasis
 
 __all__ = ["BASIS_SELECTORS", "make_basis_selector"]
 
 #: Names accepted by ``basis=``; later selectors register themselves here.
-BASIS_SELECTORS = {"random": RandomBasis, "kmeans": KMeansBasis}
+BASIS_SELECTORS = {
+    "random": RandomBasis,
+    "kmeans": KMeansBasis,
+    "incremental": IncrementalBasis,
+    "systematic": SystematicBasis,
+    "clustering": ClusteringBasis,
+}
 
 
 def make_basis_selector(basis):
