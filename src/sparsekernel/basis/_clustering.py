@@ -120,10 +120,12 @@ class ClusteringBasis(BasisSelector):
 
     Notes
     -----
-    A centroid whose nearest members all coincide with it (a one-point cluster, duplicates)
-    has sigma = 0; it gets the median width of the other centroids instead (gamma='scale'
-    if no centroid has a positive width). Every sigma is floored at 1e-3 times the RMS
-    distance of the rows to their mean.
+    A one-point cluster has no radius, and one whose nearest members coincide with the
+    centroid (duplicates) gets sigma at rounding level; any sigma below 1e-3 times the RMS
+    distance of the rows to their mean is replaced by the median of the others (by
+    gamma='scale' if there are none). With clusters of a few points the formula gives
+    density-estimation bandwidths, far narrower than a good SVM gamma; prefer
+    ``n_basis`` well below n.
     """
 
     def __init__(self, n_neighbors=10, beta=OYANG_BETA, max_iter=20, subsample=20000):
@@ -177,7 +179,7 @@ class ClusteringBasis(BasisSelector):
         bounds = np.searchsorted(labels[order], np.arange(k + 1))
         for j in range(k):
             members = Xg[order[bounds[j]:bounds[j + 1]]]
-            if members.shape[0] == 0:
+            if members.shape[0] < 2:  # one point has no radius: fall back (see _gamma)
                 continue
             dist = _distances(members, C[j])
             near = np.sort(dist)[: self.n_neighbors]
@@ -185,11 +187,12 @@ class ClusteringBasis(BasisSelector):
         return C, sigma
 
     def _gamma(self, sigma, X):
-        ok = np.isfinite(sigma) & (sigma > 0)
+        scale = _rms_radius(X)
+        ok = np.isfinite(sigma) & (sigma > _SIGMA_FLOOR * scale)
         if not ok.any():
             from ..kernels import resolve_gamma
 
             return np.full(len(sigma), resolve_gamma("scale", X))
         sigma = np.where(ok, sigma, np.median(sigma[ok]))
-        sigma = np.maximum(sigma, _SIGMA_FLOOR * _rms_radius(X))
+        sigma = np.maximum(sigma, _SIGMA_FLOOR * scale)
         return 1.0 / (2.0 * sigma**2)
