@@ -68,7 +68,7 @@ def plot_ud_search(search, surface=None, ax=None, metric="score", levels=12):
     centre = pts[stage == 1][np.argmin(np.where(np.isnan(err[stage == 1]), np.inf,
                                                 err[stage == 1]))]
     ax.add_patch(plt.Rectangle(centre - half / 2, half[0], half[1], fill=False, ls="--",
-                               ec="white", lw=1.2))
+                               ec="0.2", lw=1.2, label="stage-2 box"))
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     pad = 0.05 * (hi - lo) + 0.1
     ax.set_xlim(lo[0] - pad[0], hi[0] + pad[0])
