@@ -57,6 +57,10 @@ ESTIMATORS = [
     SparseMarginClassifier(n_basis=5, max_iter=3, random_state=0),
     SparseFisherDiscriminant(n_basis=5, max_iter=3, random_state=0),
     ReducedSetSVC(random_state=0),
+    ReducedSVC(basis="incremental", random_state=0),
+    ReducedSVC(basis="systematic", random_state=0),
+    ReducedSVC(basis="clustering", random_state=0),
+    ReducedSVR(basis="clustering", random_state=0),
 ]
 
 # Every expected failure carries its reason.

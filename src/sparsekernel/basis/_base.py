@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -25,11 +25,15 @@ class BasisResult:
         points (k-means centroids, a user array).
     gamma : ndarray of shape (m,) or None
         Per-centre RBF widths when the selector estimates them, else None.
+    info : dict
+        Diagnostics of the selection (candidates examined, rounds, ...); empty for the
+        simple selectors.
     """
 
     centers: object
     indices: np.ndarray | None = None
     gamma: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
 
     @property
     def n_basis(self):
@@ -43,8 +47,8 @@ class BasisSelector(BaseEstimator):
     expose their parameters to ``GridSearchCV`` (``basis__param``) like any nested estimator.
     """
 
-    def select(self, X, y=None, *, n_basis, random_state=None):
-        """Return a :class:`BasisResult` with ``n_basis`` centres.
+    def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
+        """Return a :class:`BasisResult` with (at most) ``n_basis`` centres.
 
         Parameters
         ----------
@@ -57,6 +61,12 @@ class BasisSelector(BaseEstimator):
             Number of centres wanted (already validated against n).
         random_state : int, RandomState or None
             Source of randomness (passed through ``check_random_state``).
+        kernel : Kernel, optional
+            The estimator's kernel with its width resolved on X (``gamma='scale'`` already
+            turned into a number). Selectors that look at kernel columns (incremental,
+            systematic) or estimate widths (clustering) use it; the others ignore it.
+            Estimators pass it only to selectors whose ``select`` accepts ``kernel``, so
+            selectors written before this argument existed keep working.
         """
         raise NotImplementedError
 

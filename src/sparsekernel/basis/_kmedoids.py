@@ -85,7 +85,7 @@ class KMedoidsBasis(BasisSelector):
         self.max_iter = max_iter
         self.subsample = subsample
 
-    def select(self, X, y=None, *, n_basis, random_state=None):
+    def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
         rng = check_random_state(random_state)
         n = X.shape[0]
         n_sub = n if self.subsample is None else min(n, max(self.subsample, n_basis))

@@ -5,13 +5,23 @@ from __future__ import annotations
 import scipy.sparse as sp
 
 from ._base import BasisSelector
+from ._clustering import ClusteringBasis
+from ._incremental import IncrementalBasis
 from ._kmedoids import KMedoidsBasis
 from ._selectors import FixedBasis, KMeansBasis, RandomBasis
+from ._systematic import SystematicBasis
 
 __all__ = ["BASIS_SELECTORS", "make_basis_selector"]
 
 #: Names accepted by ``basis=``; later selectors register themselves here.
-BASIS_SELECTORS = {"random": RandomBasis, "kmeans": KMeansBasis, "kmedoids": KMedoidsBasis}
+BASIS_SELECTORS = {
+    "random": RandomBasis,
+    "kmeans": KMeansBasis,
+    "kmedoids": KMedoidsBasis,
+    "incremental": IncrementalBasis,
+    "systematic": SystematicBasis,
+    "clustering": ClusteringBasis,
+}
 
 
 def make_basis_selector(basis):

@@ -47,7 +47,7 @@ class RandomBasis(BasisSelector):
     def __init__(self, stratify=True):
         self.stratify = stratify
 
-    def select(self, X, y=None, *, n_basis, random_state=None):
+    def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
         rng = check_random_state(random_state)
         n = X.shape[0]
         if self.stratify and y is not None:
@@ -85,7 +85,7 @@ class KMeansBasis(BasisSelector):
         self.subsample = subsample
         self.init = init
 
-    def select(self, X, y=None, *, n_basis, random_state=None):
+    def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
         rng = check_random_state(random_state)
         n = X.shape[0]
         n_sub = n if self.subsample is None else min(n, max(self.subsample, n_basis))
@@ -112,7 +112,7 @@ class FixedBasis(BasisSelector):
     def __init__(self, centers):
         self.centers = centers
 
-    def select(self, X, y=None, *, n_basis=None, random_state=None):
+    def select(self, X, y=None, *, n_basis=None, random_state=None, kernel=None):
         Z = check_array(self.centers, accept_sparse="csr", dtype=[np.float64, np.float32],
                         input_name="basis")
         if Z.shape[1] != X.shape[1]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
@@ -50,11 +52,25 @@ def reduced_design(kernel, X, Z):
     return KernelBlocks(kernel, X, Z)
 
 
-def select_basis(X, y, n_basis, basis, random_state):
-    """Resolve ``n_basis`` and ``basis`` and return the selector's BasisResult."""
+def _accepts_kernel(selector):
+    try:
+        params = inspect.signature(selector.select).parameters
+    except (TypeError, ValueError):
+        return False
+    return "kernel" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def select_basis(X, y, n_basis, basis, random_state, kernel=None):
+    """Resolve ``n_basis`` and ``basis`` and return the selector's BasisResult.
+
+    ``kernel`` (the estimator's Kernel with gamma resolved) is passed on to selectors whose
+    ``select`` accepts it (IRSVM, systematic and clustering need kernel values).
+    """
     selector = make_basis_selector(basis)
     m = resolve_n_basis(n_basis, X.shape[0]) if not hasattr(selector, "centers") else None
-    return selector.select(X, y, n_basis=m, random_state=check_random_state(random_state))
+    extra = {"kernel": kernel} if kernel is not None and _accepts_kernel(selector) else {}
+    return selector.select(X, y, n_basis=m, random_state=check_random_state(random_state),
+                           **extra)
 
 
 def make_kernel(kernel, gamma, degree, coef0, memory_budget, X, basis_gamma=None):
@@ -95,7 +111,8 @@ class ReducedFeatures(TransformerMixin, BaseEstimator):
         Number of basis points m: an int, a fraction of n in (0, 1], or 'auto' =
         min(n, 1000). Ignored when ``basis`` is an array.
     basis : str, array-like or BasisSelector, default='random'
-        How to choose Z ('random', 'kmeans', ...), or Z itself.
+        How to choose Z ('random', 'kmeans', 'incremental', 'systematic', 'clustering'),
+        or Z itself. ('systematic' needs labels, which a transformer never sees.)
     memory_budget : int, str or None, default=None
         Bytes for one block of kernel evaluations (None: 1 GiB).
     random_state : int, RandomState or None, default=None
@@ -126,9 +143,12 @@ class ReducedFeatures(TransformerMixin, BaseEstimator):
         validate_params(type(self).__name__, self._parameter_constraints, self.get_params(False))
         parse_memory_budget(self.memory_budget)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
-        res = select_basis(X, None, self.n_basis, self.basis, self.random_state)
         kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
-                           self.memory_budget, X, res.gamma)
+                           self.memory_budget, X)
+        res = select_basis(X, None, self.n_basis, self.basis, self.random_state, kern)
+        if res.gamma is not None:
+            kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
+                               self.memory_budget, X, res.gamma)
         self.basis_, self.basis_indices_, self.gamma_ = res.centers, res.indices, kern.gamma
         return self
 

@@ -53,9 +53,10 @@ class BaseSmoothSVM(BaseEstimator):
     def _validate_X(self, X, reset):
         return validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=reset)
 
-    def _select_basis(self, X, y_basis):
+    def _select_basis(self, X, y_basis, kernel):
         if self._reduced:
-            return select_basis(X, y_basis, self.n_basis, self.basis, self.random_state)
+            return select_basis(X, y_basis, self.n_basis, self.basis, self.random_state,
+                                kernel)
         self._check_full_kernel_memory(X.shape[0])
         return BasisResult(centers=X.copy(), indices=np.arange(X.shape[0]))
 
@@ -76,9 +77,12 @@ class BaseSmoothSVM(BaseEstimator):
             # The linear SSVM works in the primal on X itself (m = n_features).
             self.basis_, self.basis_indices_, self.gamma_ = None, None, None
             return X
-        res = self._select_basis(X, y_basis)
         kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
-                           self.memory_budget, X, res.gamma)
+                           self.memory_budget, X)
+        res = self._select_basis(X, y_basis, kern)
+        if res.gamma is not None:  # per-centre widths from the selector replace gamma
+            kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
+                               self.memory_budget, X, res.gamma)
         self.basis_, self.basis_indices_, self.gamma_ = res.centers, res.indices, kern.gamma
         return reduced_design(kern, X, res.centers)
 

@@ -35,10 +35,14 @@ _BASIS_PARAMS = """
         Number m of basis functions: an int in [1, n], a fraction of n in (0, 1], or
         'auto' = min(n, 1000). The review advises 1-10 % of n. Ignored when ``basis`` is
         an array.
-    basis : {'random', 'kmeans'}, array-like or BasisSelector, default='random'
+    basis : {'random', 'kmeans', 'incremental', 'systematic', 'clustering'}, array-like or \
+BasisSelector, default='random'
         How to choose the basis points Z: uniformly random training rows (stratified by
-        class for classifiers), k-means centroids of a subsample, an explicit (m, d) array,
-        or a selector from :mod:`sparsekernel.basis`."""
+        class for classifiers), k-means centroids of a subsample, IRSVM's incremental
+        selection, systematic sampling of misclassified points (classifiers only),
+        class-wise k-means centroids with per-centre widths (these replace ``gamma``), an
+        explicit (m, d) array, or a selector from :mod:`sparsekernel.basis`. The
+        incremental and systematic schemes may stop below ``n_basis``."""
 
 _SOLVER_PARAMS = """
     smoothing : float, default=inf

@@ -1,0 +1,208 @@
+"""Nested uniform-design search over (log2 C, log2 gamma) as a scikit-learn *SearchCV."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.model_selection import GridSearchCV
+from sklearn.utils import check_array
+
+from ..utils import Interval, Options, validate_params
+from ._uniform_design import UD_TABLES, gamma_search_range, ud_points
+
+__all__ = ["UniformDesignSearchCV"]
+
+#: (stage-1 table, stage-2 table) per design name.
+DESIGNS = {"13-9": (13, 9), "9-5": (9, 5)}
+#: 'auto' uses the small design from this many samples on (the paper: "large data sets").
+LARGE_N = 10000
+#: log10 C ranges of the paper (section 5): full-kernel SVMs and reduced-kernel RSVMs.
+C_RANGES = {"full": (-2.0, 4.0), "reduced": (0.0, 6.0)}
+
+_UD_CONSTRAINTS = {
+    "design": [Options("auto", *DESIGNS)],
+    "C_range": [Options("auto", *C_RANGES), "array-like"],
+    "gamma_range": [Options("auto", "toolbox"), "array-like"],
+    "param_names": ["array-like"],
+    "fixed_params": [None, "dict"],
+    "max_gamma_samples": [Interval("int", 2, None, closed="left")],
+    "random_state": ["random_state"],
+}
+
+
+def _check_range(value, name):
+    r = np.asarray(value, dtype=np.float64)
+    if r.shape != (2,) or not np.all(r > 0) or not r[0] < r[1]:
+        raise ValueError(f"{name} must be 'auto' or (low, high) with 0 < low < high. "
+                         f"Got {value!r} instead.")
+    return np.log2(r)
+
+
+class UniformDesignSearchCV(GridSearchCV):
+    """Nested two-stage uniform-design search for C and gamma (Huang et al. 2007).
+
+    Stage 1 evaluates a 13-point (or 9-point) uniform design over the search box in
+    (log2 C, log2 gamma). Stage 2 centres a box of half the width on the best stage-1 point
+    and evaluates a 9-point (or 5-point) design there, without its centre run (already
+    evaluated). The best of all 21 (or 13) points wins; ties go to the first point
+    evaluated. Everything else is scikit-learn's ``GridSearchCV``: ``cv``, ``scoring``,
+    ``refit``, ``n_jobs``, ``cv_results_`` and ``best_*``. (It subclasses the public
+    ``GridSearchCV`` and replaces only its documented search hook ``_run_search``; there is
+    no ``param_grid``.)
+
+    Parameters
+    ----------
+    estimator : estimator object
+        Any estimator (or pipeline) with a C-like and a gamma-like parameter.
+    design : {'auto', '13-9', '9-5'}, default='auto'
+        Tables of the two stages; 'auto' is '13-9' (21 fits) below 10,000 samples and
+        '9-5' (13 fits) from there on, as the paper advises for large data.
+    C_range : 'auto', 'full', 'reduced' or (low, high), default='auto'
+        Range of C (natural scale). 'full' is [1e-2, 1e4] (full-kernel SVM/SSVM/SSVR),
+        'reduced' [1e0, 1e6] (RSVM); 'auto' picks 'reduced' when the estimator has an
+        ``n_basis`` parameter (at any nesting level), else 'full'.
+    gamma_range : 'auto', 'toolbox' or (low, high), default='auto'
+        Range of gamma for the kernel exp(-gamma ||u - v||^2). 'auto' is the paper's: with
+        rho the smallest nonzero squared distance between training rows, 0.150 <=
+        exp(-gamma rho) <= 0.999, with rho computed on ``max_gamma_samples`` random rows of
+        large data and corrected by (n / n_used)^(2 / (4 + d)). 'toolbox' follows the
+        authors' code, which uses the smallest distance of a row to the mean row instead.
+        Both are computed on X as passed to ``fit`` (before any pipeline step).
+    param_names : (str, str), default=('C', 'gamma')
+        Names of the two parameters, e.g. ``('svc__C', 'svc__gamma')`` for a pipeline.
+    fixed_params : dict or None, default=None
+        Other parameters set for every candidate (e.g. ``{'epsilon': 0.05}`` for SVR); they
+        appear in ``cv_results_`` and ``best_params_``.
+    scoring, n_jobs, refit, cv, verbose, pre_dispatch, error_score, return_train_score
+        As in :class:`sklearn.model_selection.GridSearchCV`. With several metrics, ``refit``
+        must name the one that steers stage 2.
+    max_gamma_samples : int, default=3000
+        Rows used to compute rho for the gamma range.
+    random_state : int, RandomState or None, default=None
+        Seed of that subsample.
+
+    Attributes
+    ----------
+    cv_results_ : dict of ndarrays
+        As in GridSearchCV, plus ``stage`` (1 or 2) and ``log2_C``, ``log2_gamma``.
+    best_estimator_, best_score_, best_params_, best_index_, scorer_, n_splits_,
+    refit_time_, multimetric_
+        As in GridSearchCV.
+    search_box_ : ndarray of shape (2, 2)
+        The stage-1 box: rows (log2 C, log2 gamma), columns (low, high).
+    design_ : str
+        The design used ('13-9' or '9-5').
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sparsekernel import ReducedSVC
+    >>> from sparsekernel.model_selection import UniformDesignSearchCV
+    >>> X, y = make_moons(300, noise=0.2, random_state=0)
+    >>> search = UniformDesignSearchCV(ReducedSVC(n_basis=30, random_state=0), cv=3)
+    >>> search.fit(X, y).cv_results_["params"].__len__()
+    21
+    """
+
+    # scikit-learn checks its own parameters at fit entry; ours are checked by
+    # validate_params in fit (sklearn's constraint classes are private).
+    _parameter_constraints = {
+        **{k: v for k, v in GridSearchCV._parameter_constraints.items() if k != "param_grid"},
+        **dict.fromkeys(_UD_CONSTRAINTS, "no_validation"),
+    }
+
+    def __init__(self, estimator, *, design="auto", C_range="auto", gamma_range="auto",
+                 param_names=("C", "gamma"), fixed_params=None, scoring=None, n_jobs=None,
+                 refit=True, cv=None, verbose=0, pre_dispatch="2*n_jobs",
+                 error_score=np.nan, return_train_score=False, max_gamma_samples=3000,
+                 random_state=None):
+        self.estimator = estimator
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.cv = cv
+        self.verbose = verbose
+        self.pre_dispatch = pre_dispatch
+        self.error_score = error_score
+        self.return_train_score = return_train_score
+        self.design = design
+        self.C_range = C_range
+        self.gamma_range = gamma_range
+        self.param_names = param_names
+        self.fixed_params = fixed_params
+        self.max_gamma_samples = max_gamma_samples
+        self.random_state = random_state
+
+    def fit(self, X, y=None, **params):
+        """Run the two stages of cross-validated fits, then refit the best (if ``refit``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), optional
+        **params : dict
+            Passed to the estimator's ``fit``, the scorer and the splitter (as in
+            GridSearchCV).
+
+        Returns
+        -------
+        self
+        """
+        validate_params(type(self).__name__, _UD_CONSTRAINTS, self.get_params(deep=False))
+        names = tuple(self.param_names)
+        if len(names) != 2 or not all(isinstance(n, str) for n in names):
+            raise ValueError("param_names must be two parameter names (C, gamma). Got "
+                             f"{self.param_names!r} instead.")
+        self._steering_metric()
+        Xc = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
+        n = Xc.shape[0]
+        self.design_ = self.design if self.design != "auto" else (
+            "9-5" if n >= LARGE_N else "13-9")
+        self.search_box_ = np.vstack([self._c_box(), self._gamma_box(Xc)])
+        super().fit(X, y, **params)
+        stages = np.asarray(self._stages)
+        self.cv_results_["stage"] = stages
+        log2 = np.asarray(self._log2_points)
+        self.cv_results_["log2_C"], self.cv_results_["log2_gamma"] = log2[:, 0], log2[:, 1]
+        return self
+
+    def _steering_metric(self):
+        multi = isinstance(self.scoring, list | tuple | set | dict)
+        if multi and not isinstance(self.refit, str):
+            raise ValueError("With several scoring metrics, refit must name the metric that "
+                             f"chooses the stage-2 centre. Got refit={self.refit!r}.")
+        return f"mean_test_{self.refit}" if multi else "mean_test_score"
+
+    def _c_box(self):
+        if isinstance(self.C_range, str):
+            kind = self.C_range
+            if kind == "auto":
+                keys = self.estimator.get_params(deep=True)
+                reduced = any(k == "n_basis" or k.endswith("__n_basis") for k in keys)
+                kind = "reduced" if reduced else "full"
+            return np.log2(10.0 ** np.asarray(C_RANGES[kind]))
+        return _check_range(self.C_range, "C_range")
+
+    def _gamma_box(self, X):
+        if isinstance(self.gamma_range, str):
+            mode = "toolbox" if self.gamma_range == "toolbox" else "paper"
+            return gamma_search_range(X, self.max_gamma_samples, self.random_state, mode)
+        return _check_range(self.gamma_range, "gamma_range")
+
+    def _candidates(self, points):
+        c_name, g_name = self.param_names
+        fixed = dict(self.fixed_params or {})
+        return [{**fixed, c_name: float(2.0**p), g_name: float(2.0**q)} for p, q in points]
+
+    def _run_search(self, evaluate_candidates):
+        """Stage 1 on the whole box, stage 2 around its best point (first index on ties)."""
+        n1, n2 = DESIGNS[self.design_]
+        low, high = self.search_box_[:, 0], self.search_box_[:, 1]
+        stage1 = ud_points(UD_TABLES[n1], low, high, stage=1)
+        results = evaluate_candidates(self._candidates(stage1))
+        scores = np.asarray(results[self._steering_metric()], dtype=np.float64)[:n1]
+        scores = np.where(np.isnan(scores), -np.inf, scores)
+        center = stage1[int(np.argmax(scores))]
+        stage2 = ud_points(UD_TABLES[n2], low, high, stage=2, center=center)[1:]
+        evaluate_candidates(self._candidates(stage2))
+        self._stages = [1] * n1 + [2] * (n2 - 1)
+        self._log2_points = np.vstack([stage1, stage2])

@@ -1,0 +1,168 @@
+"""Uniform-design tables, their discrepancy, the nested UD points and the search box.
+
+Huang, Lee, Lin & Huang, "Model selection for support vector machines via uniform design",
+CSDA 52 (2007) 335-346, and the authors' toolbox (``hibiscus.m``). See formulas.md section 2.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+from ..kernels._functions import squared_norms
+
+__all__ = [
+    "UD_TABLES",
+    "centered_l2_discrepancy",
+    "gamma_search_range",
+    "min_squared_distance",
+    "ud_points",
+]
+
+
+def _table(rows):
+    t = np.array(rows, dtype=np.int64)
+    t.flags.writeable = False
+    return t
+
+
+#: The authors' 2-D uniform designs (from hibiscus.m, itself from the Hong Kong Baptist
+#: University UD site), verbatim: columns are levels of (log2 C, log2 gamma), row 0 is the
+#: centre run. Each is CD2-optimal among U-type designs of its size (formulas.md 2.1).
+UD_TABLES = {
+    5: _table([[3, 3], [1, 2], [2, 5], [4, 1], [5, 4]]),
+    9: _table([[5, 5], [1, 4], [7, 8], [2, 7], [3, 2], [9, 6], [8, 3], [6, 1], [4, 9]]),
+    13: _table([[7, 7], [5, 4], [12, 3], [2, 11], [9, 10], [6, 13], [3, 2], [11, 12],
+                [13, 8], [10, 5], [1, 6], [4, 9], [8, 1]]),
+}
+
+#: exp(-gamma rho) must lie in [_K_LOW, _K_HIGH] for the closest pair (paper section 5).
+_K_LOW, _K_HIGH = 0.150, 0.999
+
+
+def centered_l2_discrepancy(table):
+    """Hickernell's centred L2-discrepancy CD2 of a U-type design.
+
+    Parameters
+    ----------
+    table : array-like of shape (n, s)
+        Levels 1..n per column; the points are ``u = (level - 0.5) / n``.
+
+    Returns
+    -------
+    float
+        CD2 (the square root of the usual closed form).
+    """
+    t = np.asarray(table, dtype=np.float64)
+    n, s = t.shape
+    a = np.abs((t - 0.5) / n - 0.5)
+    term1 = (13.0 / 12.0) ** s
+    term2 = 2.0 / n * np.prod(1 + a / 2 - a**2 / 2, axis=1).sum()
+    u = (t - 0.5) / n
+    pair = (1 + a[:, None, :] / 2 + a[None, :, :] / 2
+            - np.abs(u[:, None, :] - u[None, :, :]) / 2)
+    term3 = np.prod(pair, axis=2).sum() / n**2
+    return float(np.sqrt(term1 - term2 + term3))
+
+
+def ud_points(table, low, high, stage=1, center=None):
+    """Map a UD table onto a box in log2 space (hibiscus.m ``UDSample``).
+
+    ``points = (T - 1) / (n - 1) / 2^(stage-1) * L + (c - L / 2^stage)`` with ``L = high -
+    low``: stage 1 spans [low, high] around its midpoint; stage 2 spans a box of half the
+    width around ``center`` (not clipped to the original box, as in the paper). Row 0 of
+    every table lands exactly on the centre.
+
+    Parameters
+    ----------
+    table : ndarray of shape (n, 2)
+        Levels, e.g. ``UD_TABLES[13]``.
+    low, high : array-like of shape (2,)
+        The stage-1 box in log2 (C, gamma).
+    stage : {1, 2}
+    center : array-like of shape (2,), optional
+        Centre of the box; default the midpoint of [low, high].
+
+    Returns
+    -------
+    ndarray of shape (n, 2)
+        Points in log2 (C, gamma).
+    """
+    t = np.asarray(table, dtype=np.float64)
+    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    span = high - low
+    c = (low + high) / 2 if center is None else np.asarray(center, dtype=np.float64)
+    n = t.shape[0]
+    return (t - 1) / (n - 1) / 2.0 ** (stage - 1) * span + (c - span / 2.0**stage)
+
+
+def min_squared_distance(X, max_samples=3000, random_state=None):
+    """rho: the smallest nonzero squared distance between rows of X (of a random subset).
+
+    Duplicate rows (distance 0) are not distinct pairs and are skipped. Memory is O(b *
+    n_sub) with blocks of b rows; nothing n-by-n is formed beyond the subset.
+
+    Returns
+    -------
+    rho : float
+    n_used : int
+        Rows the minimum was taken over (``min(n, max_samples)``).
+    """
+    n = X.shape[0]
+    if max_samples is not None and n > max_samples:
+        rows = np.sort(check_random_state(random_state).choice(n, max_samples, replace=False))
+        X = X[rows]
+    X = X.astype(np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    norms = squared_norms(X, np.float64)
+    scale = max(float(norms.max()), 1e-300)
+    best = np.inf
+    step = max(1, 2**22 // max(X.shape[0], 1))
+    for start in range(0, X.shape[0], step):
+        blk = X[start:start + step]
+        G = blk @ X.T
+        G = G.toarray() if sp.issparse(G) else np.asarray(G)
+        D = norms[start:start + step, None] + norms[None, :] - 2 * G
+        # Rounding leaves ~eps * scale where the distance is really zero.
+        D = D[D > 1e-10 * scale]
+        if D.size:
+            best = min(best, float(D.min()))
+    if not np.isfinite(best):
+        raise ValueError("Cannot set the gamma search range: all rows of X are identical.")
+    return best, X.shape[0]
+
+
+def _toolbox_distance(X):
+    """hibiscus.m's k: the smallest nonzero (unsquared) distance of a row to the mean row."""
+    mean = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
+    sq = squared_norms(X, np.float64) - 2 * np.asarray(X @ mean).ravel() + mean @ mean
+    sq = sq[sq > 1e-12 * max(float(sq.max()), 1e-300)]
+    if not sq.size:
+        raise ValueError("Cannot set the gamma search range: all rows of X are identical.")
+    return float(np.sqrt(sq.min()))
+
+
+def gamma_search_range(X, max_samples=3000, random_state=None, mode="paper"):
+    """log2 gamma bounds of the paper: 0.150 <= exp(-gamma rho) <= 0.999 (formulas.md 2.2).
+
+    On a random subset of ``n_used`` of the n rows both bounds are multiplied by
+    ``(n / n_used)^(2 / (4 + d))``, the paper's correction for the larger minimum distance
+    of a subset. ``mode='toolbox'`` reproduces hibiscus.m instead, which puts the smallest
+    nonzero unsquared distance of a row to the mean row in place of rho (on all rows).
+
+    Returns
+    -------
+    ndarray of shape (2,)
+        [log2 gamma_low, log2 gamma_high].
+    """
+    if mode == "toolbox":
+        k = _toolbox_distance(X)
+        return np.log2([-math.log(_K_HIGH) / k, -math.log(_K_LOW) / k])
+    rho, n_used = min_squared_distance(X, max_samples, random_state)
+    n, d = X.shape
+    factor = (n / n_used) ** (2.0 / (4.0 + d))
+    low = -math.log(_K_HIGH) / rho * factor
+    high = -math.log(_K_LOW) / rho * factor
+    return np.log2([low, high])
