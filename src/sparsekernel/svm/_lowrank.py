@@ -269,7 +269,7 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         return SelectiveBlockMinimization(
             fmap.n_components, self._n_problems(), self.C, self.loss,
             cache_size=self.chunk_size, drop_fraction=self.drop_fraction, tol=self.tol,
-            max_iter=self.max_iter, store_dual=self.n_passes > 1,
+            max_iter=self.max_iter, store=self.n_passes > 1,
             random_state=_seed(self.random_state))
 
     def _stream_fit(self, make_chunks, fmap):
