@@ -46,8 +46,11 @@ def test_sbm_summary_one_pass_is_near_exact_and_beats_freeze(loss):
         sbm = SelectiveBlockMinimization(6, 1, 1.0, loss, cache_size=150, forget=forget,
                                          tol=1e-6, random_state=0)
         got[forget] = _primal(_stream(sbm, F, y, chunk=200), F, y, 1.0, loss)
-    assert p_exact <= got["summary"] <= p_exact * (1 + 0.01)
-    assert got["summary"] < got["freeze"]
+    assert p_exact * (1 - 1e-8) <= got["summary"] <= p_exact * (1 + 0.01)
+    if loss == "squared_hinge":
+        assert got["summary"] < got["freeze"]
+    else:  # a dropped hinge row is at a bound of its box: summary and frozen dual agree
+        assert got["summary"] == pytest.approx(got["freeze"], rel=1e-9)
 
 
 @pytest.mark.parametrize("forget", ["summary", "freeze"])
