@@ -82,10 +82,12 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64):
     Z64 = Z.astype(np.float64)
     K = kernel(Z64, Z64)
     K = 0.5 * (K + K.T)  # exact symmetry for eigh
-    # One thread: LAPACK's eigensolvers synchronize often, and on a busy 2-core machine two
-    # OpenBLAS threads took 19 s for m = 2000 against 4-5 s for one ('evr' beat 'evd').
+    # In the features' precision (float32 features cannot use more; it halves the time),
+    # on one thread: LAPACK's eigensolvers synchronize often, and on a busy 2-core machine
+    # two OpenBLAS threads took 19 s for m = 2000 against 4-5 s for one.
     with threadpool_limits(limits=1, user_api="blas"):
-        lam, U = eigh(K, driver="evr")
+        lam, U = eigh(K.astype(np.result_type(dtype, np.float32), copy=False), driver="evd")
+    lam, U = lam.astype(np.float64), U.astype(np.float64)
     lam, U = lam[::-1], U[:, ::-1]  # descending: component 0 is the largest
     # Fix each eigenvector's sign (largest entry positive) so features are reproducible.
     U = U * np.sign(U[np.abs(U).argmax(axis=0), np.arange(U.shape[1])])

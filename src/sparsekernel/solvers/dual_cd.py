@@ -24,7 +24,7 @@ for both losses, i.e. ``C = 2 * C_lib``.
 Stopping: the duality gap ``P(w, b) - D(alpha)`` (an upper bound on the primal
 suboptimality) is computed exactly, over all rows, after every full pass (and, while
 shrinking leaves rows out of the passes, when the active rows look converged and at least
-every 5 passes), and compared with ``tol * P(w, b)``.
+every 10 passes), and compared with ``tol * P(w, b)``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ __all__ = ["LOSSES", "dual_cd"]
 #: Losses ``dual_cd`` accepts.
 LOSSES = ("squared_hinge", "hinge")
 #: With shrinking, passes between two exact duality-gap evaluations (at most).
-_GAP_EVERY = 5
+_GAP_EVERY = 10
 
 
 def _as_rows(F):
