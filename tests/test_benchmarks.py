@@ -104,3 +104,14 @@ def test_ud_search_benchmark_quick_profile_runs(tmp_path):
     for row in result["rows"]:
         assert 0.0 <= row["test_accuracy_pct"] <= 100.0 and row["wall_s"] > 0
     assert (tmp_path / "ud_search_a9a_quick.png").stat().st_size > 0
+def test_llsvm_benchmark_quick_stream_and_checkerboard(tmp_path):
+    for experiment in ("stream", "checkerboard"):
+        subprocess.run([sys.executable, str(BENCH / "bench_llsvm.py"), "--quick",
+                        "--experiment", experiment, "--out", str(tmp_path)],
+                       check=True, capture_output=True, timeout=600)
+    stream = json.loads((tmp_path / "llsvm_stream_quick.json").read_text())["rows"][0]
+    assert "error" not in stream, stream
+    assert stream["rows_streamed"] == 200_000 and stream["peak_rss_mib"] > 0
+    board = json.loads((tmp_path / "llsvm_checkerboard_quick.json").read_text())["rows"]
+    assert [r["method"].split()[1] for r in board] == ["LowRankSVC", "LowRankSVC", "Nystroem"]
+    assert all(0.0 <= r["test_error_pct"] <= 50.0 for r in board)

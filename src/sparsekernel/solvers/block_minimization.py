@@ -1,28 +1,48 @@
-"""Selective block minimization (Chang & Roth, KDD 2011) for data streamed in chunks.
+"""Selective block minimization (after Chang & Roth, KDD 2011) for data streamed in chunks.
 
 The linear SVM of :mod:`.dual_cd` over rows that arrive in chunks and never all fit in
-memory. Each step solves the dual restricted to a working set W = (retained cache) + (new
-chunk) with every other dual variable held fixed (``dual_cd(offset=...)``); the primal point
-``[w, b] = sum_i alpha_i y_i [F_i, 1]`` over *all* rows seen so far is carried between steps,
-so rows that left memory keep their contribution to ``w``. Then the cache is re-selected from
-W: rows with a positive dual variable (support vectors, largest first) are kept, of the
-others a fixed fraction ``drop_fraction`` (the least informative: largest margin y f) is
-dropped, and the cache never exceeds ``cache_size`` rows. Memory is O((cache_size +
-chunk) * m) whatever the number of rows; with ``store_dual=True`` (needed to revisit rows on
-a later pass) one float64 per row and problem is kept as well, never a row of features.
+memory. Each step optimises a working set W = (retained cache) + (new chunk) by dual
+coordinate descent; then the cache is re-selected from W: the rows closest to the margin
+(|1 - y f| smallest: free support vectors and rows about to become ones, the informative rows
+of SBM) are kept, a fixed fraction ``drop_fraction`` of the working set is let go, and the
+cache never exceeds ``cache_size`` rows. What happens to the rows let go is ``forget``:
 
-Several binary problems (one-vs-rest) share the working set and the cache: a row is kept when
-it is informative for any of them.
+- ``'freeze'`` (Chang & Roth): their dual variables stay fixed, so they keep a constant
+  contribution sum_j alpha_j y_j [F_j, 1] to the primal point.
+- ``'summary'`` (default): their *loss* is kept exactly as a function of w, with their
+  active set frozen. For the squared hinge a row with y f < 1 contributes
+  (1 - y [F, 1] w)^2 = w^T x x^T w - 2 y x^T w + 1, so all of them together are an
+  (m+1) x (m+1) matrix G = sum s x x^T and a vector h = sum s y x; for the hinge a linear term.
+  The sub-problem 1/2 w^T (I + C G) w - q^T w + C/2 sum_W s loss is turned into a plain dual
+  coordinate descent problem by the Cholesky factor L of I + C G (features L^-1 [F, 1],
+  offset L^-1 q). Rows keep reacting to later changes of w, which removes the bias of
+  frozen duals: on the noisy checkerboard (100k rows, 300 landmarks, chunks of 20k, one
+  pass) the exact solution has 1.08 % test error, 'freeze' 1.97 % (6.0 % when the cache
+  kept the largest duals instead of the rows nearest the margin), 'summary' 1.02 %, with
+  a primal objective equal to the exact one to 1e-4. For the hinge the two rules agree in
+  practice: a row let go is at a bound of its box (the cache keeps the free ones), where its
+  frozen dual and its linear summary are the same term.
+
+Memory is O((cache_size + chunk) * m + m^2) whatever the number of rows; with
+``store=True`` (needed to revisit rows on a later pass) one value per row and problem is
+kept as well (the frozen dual, or whether the row was summarized as active), never a row of
+features. Several binary problems (one-vs-rest) share the working set and the cache.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import cholesky, solve_triangular
+from scipy.linalg.blas import dsyrk
+from threadpoolctl import threadpool_limits
 
-from ._dual_cd_kernels import row_margins, weights_from_dual
+from ._dual_cd_kernels import row_margins
 from .dual_cd import dual_cd
 
-__all__ = ["SelectiveBlockMinimization"]
+__all__ = ["FORGET", "SelectiveBlockMinimization"]
+
+#: What happens to rows leaving the cache.
+FORGET = ("summary", "freeze")
 
 
 class SelectiveBlockMinimization:
@@ -35,35 +55,39 @@ class SelectiveBlockMinimization:
     n_problems : int
         Binary problems solved side by side (one column of targets each).
     C : float
-        Loss weight, as in :func:`dual_cd`.
+        Loss weight, as in :func:`dual_cd` (the SVM family's scaling).
     loss : {'squared_hinge', 'hinge'}
     cache_size : int
         Maximum rows retained between steps.
     drop_fraction : float in [0, 1]
-        Fraction of the rows with zero dual variables dropped at every step.
-    fit_intercept : bool
+        Fraction of the working set let go at every step (the least informative rows).
+    forget : {'summary', 'freeze'}
+        How rows let go keep their influence (module docstring).
     tol, max_iter : float, int
-        Stopping rule of each block sub-problem (see :func:`dual_cd`); sub-problems need only
-        be solved loosely.
-    store_dual : bool
-        Keep every row's dual variables (O(n) floats), so that a row seen again (identified
-        by the ``ids`` given to :meth:`step`) resumes from its dual value. Required for more
-        than one pass over the data.
+        Stopping rule of each block sub-problem (see :func:`dual_cd`).
+    store : bool
+        Keep one value per row and problem so that a row seen again (identified by the
+        ``ids`` given to :meth:`step`) replaces its earlier influence. Required for more than
+        one pass over the data.
     random_state : int, numpy Generator or None
     """
 
     def __init__(self, n_features, n_problems, C, loss="squared_hinge", *, cache_size=20000,
-                 drop_fraction=0.75, fit_intercept=True, tol=1e-2, max_iter=50,
-                 store_dual=False, random_state=None):
+                 drop_fraction=0.75, forget="summary", tol=1e-3, max_iter=1000, store=False,
+                 random_state=None):
+        if forget not in FORGET:
+            raise ValueError(f"forget must be one of {FORGET}; got {forget!r}.")
         self.m, self.n_problems = n_features, n_problems
-        self.C, self.loss = C, loss
+        self.C, self.loss, self.forget = float(C), loss, forget
         self.cache_size, self.drop_fraction = cache_size, drop_fraction
-        self.bias = 1.0 if fit_intercept else 0.0
         self.tol, self.max_iter = tol, max_iter
         self.rng = np.random.default_rng(random_state)
-        self.W = np.zeros((n_problems, n_features + 1))
+        d = n_features + 1
+        self.W = np.zeros((n_problems, d))
+        self.G = np.zeros((n_problems, d, d)) if forget == "summary" else None
+        self.q = np.zeros((n_problems, d))
         self.cache = None  # (F, Y, sw, alpha, ids)
-        self.store = np.zeros((0, n_problems)) if store_dual else None
+        self.store = np.zeros((0, n_problems)) if store else None
         self.n_iter = np.zeros(n_problems, dtype=int)
         self.n_rows_seen = 0
         self.last_results = []
@@ -76,27 +100,56 @@ class SelectiveBlockMinimization:
     def intercept(self):
         return self.W[:, self.m].copy()
 
-    def _grow_store(self, ids):
+    # ------------------------------------------------------------ bookkeeping
+    def _loss_weight(self):
+        """Weight of y x in the summarized linear term: C (squared hinge) or C / 2 (hinge)."""
+        return self.C if self.loss == "squared_hinge" else 0.5 * self.C
+
+    def _absorb(self, F, Y, sw, alpha, sign=1.0):
+        """Add (sign=+1) or remove (-1) the influence of rows let go."""
+        X = _augment(F)
+        for k in range(self.n_problems):
+            if self.forget == "freeze":
+                self.q[k] += sign * (X.T @ (alpha[:, k] * Y[:, k]))
+                continue
+            active = (Y[:, k] * (X @ self.W[k]) < 1.0) if alpha is None else alpha[:, k] > 0
+            Xa, sa = X[active], sw[active]
+            self.q[k] += sign * self._loss_weight() * (Xa.T @ (sa * Y[active, k]))
+            if self.loss == "squared_hinge" and len(Xa):
+                if np.any(sa != 1.0):
+                    Xa *= np.sqrt(sa)[:, None]
+                # Upper triangle only (syrk: half a matrix product); Cholesky reads just it.
+                self.G[k] += sign * dsyrk(1.0, Xa.T, trans=0)  # Xa.T is Fortran-ordered
+
+    def _recall(self, F, Y, sw, ids):
+        """Rows seen before: remove their stored influence; return their warm dual values."""
+        alpha = np.zeros((len(ids), self.n_problems))
+        if self.store is None:
+            return alpha
         need = int(ids.max()) + 1 if len(ids) else 0
         if need > len(self.store):
             grown = np.zeros((max(need, 2 * len(self.store)), self.n_problems))
             grown[:len(self.store)] = self.store
             self.store = grown
+        stored = self.store[ids]
+        if stored.any():
+            self._absorb(F, Y, sw, stored, sign=-1.0)
+        if self.forget == "freeze":
+            alpha = stored.copy()
+        self.store[ids] = 0.0
+        return alpha
 
     def _working_set(self, F, Y, sw, ids):
-        """Cache rows plus the chunk rows not already cached, with their dual values."""
-        alpha = np.zeros((len(F), self.n_problems))
-        if self.store is not None:
-            self._grow_store(ids)
-            alpha = self.store[ids].copy()
+        if self.cache is not None:
+            new = ~np.isin(ids, self.cache[4])
+            F, Y, sw, ids = F[new], Y[new], sw[new], ids[new]
+        alpha = self._recall(F, Y, sw, ids)
         if self.cache is None:
             return F, Y, sw, alpha, ids
-        cF, cY, csw, calpha, cids = self.cache
-        new = ~np.isin(ids, cids) if self.store is not None else slice(None)
-        return (np.concatenate([cF, F[new]]), np.concatenate([cY, Y[new]]),
-                np.concatenate([csw, sw[new]]), np.concatenate([calpha, alpha[new]]),
-                np.concatenate([cids, ids[new]]))
+        parts = zip(self.cache, (F, Y, sw, alpha, ids), strict=True)
+        return tuple(np.concatenate([c, x]) for c, x in parts)
 
+    # ------------------------------------------------------------------ steps
     def step(self, F, Y, sample_weight=None, ids=None):
         """Optimise over the cache plus the chunk ``F`` (rows x m) with targets ``Y``.
 
@@ -107,55 +160,92 @@ class SelectiveBlockMinimization:
             Targets in {-1, +1}.
         sample_weight : ndarray of shape (b,), optional
         ids : ndarray of shape (b,), optional
-            Global row numbers (needed with ``store_dual``); default: the next b numbers.
+            Global row numbers (needed with ``store``); default: the next b numbers.
 
         Returns
         -------
         list of SolverResult
-            One block sub-problem result per problem.
+            One block sub-problem result per problem (in the transformed features).
         """
         b = len(F)
         sw = np.ones(b) if sample_weight is None else np.asarray(sample_weight, float)
-        if ids is None:
-            ids = np.arange(self.n_rows_seen, self.n_rows_seen + b)
+        ids = np.arange(self.n_rows_seen, self.n_rows_seen + b) if ids is None else ids
+        ids = np.asarray(ids, dtype=np.int64)
         self.n_rows_seen = max(self.n_rows_seen, int(ids.max()) + 1 if b else 0)
-        F, Y, sw, alpha, ids = self._working_set(F, Y, sw, np.asarray(ids, dtype=np.int64))
-        F = np.ascontiguousarray(F)
+        # The (m+1)-sized factorizations and row-block products here are latency bound:
+        # threaded BLAS made a 343 x 343 Cholesky take 1.3 s instead of 1 ms on a loaded
+        # 2-core machine (threads spinning against other processes), so run them on one.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._step(F, Y, sw, ids)
+
+    def _step(self, F, Y, sw, ids):
+        F, Y, sw, alpha, ids = self._working_set(F, Y, sw, ids)
         self.last_results = []
-        seed = self.rng.integers(2**31)
+        seed = int(self.rng.integers(2**31))
         for k in range(self.n_problems):
-            y = np.ascontiguousarray(Y[:, k], dtype=np.float64)
-            held = weights_from_dual(F, alpha[:, k] * y, self.bias, np.zeros(self.m + 1))
-            res = dual_cd(F, y, self.C, loss=self.loss, sample_weight=sw,
-                          fit_intercept=self.bias > 0, tol=self.tol, max_iter=self.max_iter,
-                          dual0=alpha[:, k], offset=self.W[k] - held, random_state=seed + k)
-            self.W[k, :self.m], self.W[k, self.m] = res.coef, res.intercept
+            res = self._solve_block(F, np.ascontiguousarray(Y[:, k], dtype=np.float64), sw,
+                                    alpha[:, k], k, seed + k)
             alpha[:, k] = res.dual
             self.n_iter[k] += res.n_iter
             self.last_results.append(res)
             if res.status == "interrupted":
                 raise KeyboardInterrupt
-        if self.store is not None:
-            self.store[ids] = alpha
         self._select_cache(F, Y, sw, alpha, ids)
         return self.last_results
 
-    def _select_cache(self, F, Y, sw, alpha, ids):
-        """Keep support vectors (largest alpha first), then the smallest-margin others."""
-        support = (alpha > 0).any(axis=1)
-        rest = np.flatnonzero(~support)
-        sv = np.flatnonzero(support)
-        sv = sv[np.argsort(-alpha[sv].max(axis=1), kind="stable")]
-        n_rest = int(np.ceil((1.0 - self.drop_fraction) * len(rest)))
-        if n_rest and len(sv) < self.cache_size:
-            margins = np.full(len(rest), np.inf)
-            scratch = np.empty(len(rest))
-            sub = np.ascontiguousarray(F[rest])
-            for k in range(self.n_problems):
-                f = row_margins(sub, self.W[k], self.bias, scratch)
-                margins = np.minimum(margins, Y[rest, k] * f)
-            rest = rest[np.argsort(margins, kind="stable")[:n_rest]]
+    def _solve_block(self, F, y, sw, alpha, k, seed):
+        """min 1/2 w^T (I + C G) w - q^T w + C/2 sum s loss over the working set."""
+        if self.G is None or not self.G[k].any():
+            L = None
+            Xs = np.ascontiguousarray(F)
+            offset = self.q[k]
+            fit_intercept = True
+        else:  # v = L^T w turns the quadratic into 1/2 ||v - L^-1 q||^2 + const
+            d = self.m + 1
+            L = cholesky(np.eye(d) + self.C * self.G[k], lower=False).T
+            # Features in the rows' own precision (strsm for float32 rows).
+            Xs = solve_triangular(L.astype(F.dtype), _augment(F, F.dtype).T, lower=True).T
+            Xs = np.ascontiguousarray(Xs)
+            offset = np.r_[solve_triangular(L, self.q[k], lower=True), 0.0]
+            fit_intercept = False
+        res = dual_cd(Xs, y, self.C, loss=self.loss, sample_weight=sw,
+                      fit_intercept=fit_intercept, tol=self.tol, max_iter=self.max_iter,
+                      dual0=alpha, offset=offset, random_state=seed)
+        if L is None:
+            self.W[k] = np.r_[res.coef, res.intercept]
         else:
-            rest = rest[:0]
-        keep = np.sort(np.concatenate([sv, rest])[:self.cache_size])
+            self.W[k] = solve_triangular(L.T, res.coef, lower=False)
+        return res
+
+    def _select_cache(self, F, Y, sw, alpha, ids):
+        """Keep the rows nearest the margin; absorb the others."""
+        score = np.full(len(F), np.inf)
+        scratch = np.empty(len(F))
+        Fc = np.ascontiguousarray(F)
+        for k in range(self.n_problems):
+            f = row_margins(Fc, self.W[k], 1.0, scratch)
+            score = np.minimum(score, np.abs(1.0 - Y[:, k] * f))
+        n_keep = min(self.cache_size, int(np.ceil((1.0 - self.drop_fraction) * len(F))))
+        order = np.argsort(score, kind="stable")
+        keep, drop = np.sort(order[:n_keep]), order[n_keep:]
+        if len(drop):
+            self._absorb(F[drop], Y[drop], sw[drop],
+                         alpha[drop] if self.forget == "freeze" else None)
+            if self.store is not None:
+                self.store[ids[drop]] = self._stored_value(F[drop], Y[drop], alpha[drop])
         self.cache = (F[keep], Y[keep], sw[keep], alpha[keep], ids[keep])
+
+    def _stored_value(self, F, Y, alpha):
+        if self.forget == "freeze":
+            return alpha
+        X = _augment(F)
+        return np.stack([(Y[:, k] * (X @ self.W[k]) < 1.0) for k in range(self.n_problems)],
+                        axis=1).astype(float)
+
+
+def _augment(F, dtype=np.float64):
+    """[F, 1] (the penalized bias feature), float64 unless told otherwise."""
+    out = np.empty((len(F), F.shape[1] + 1), dtype=dtype)
+    out[:, :-1] = F
+    out[:, -1] = 1.0
+    return out

