@@ -316,3 +316,17 @@ def test_killed_worker_during_map_does_not_lose_the_fit():
         assert killed not in client.scheduler_info()["workers"]
         undisturbed = MapReduceSVC(client=client, **params).fit(X, y)
     _same_model(result["model"], undisturbed)
+
+
+def test_parallel_predict_over_a_dask_dataframe_keeps_rows_and_index(moons):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")  # needs pyarrow
+    X, y = moons
+    frame = pd.DataFrame(X, columns=["a", "b"], index=np.arange(1000, 1000 + len(X)))
+    ddf = dd.from_pandas(frame, npartitions=3)
+    model = ReducedSVC(**PARAMS).fit(frame, y)  # fitted with feature names
+    labels = parallel_predict(model, ddf).compute(scheduler="sync")
+    assert list(labels.index) == list(frame.index)
+    np.testing.assert_array_equal(labels.to_numpy(), model.predict(frame))
+    scores = parallel_predict(model, ddf, "decision_function").compute(scheduler="sync")
+    np.testing.assert_allclose(scores.to_numpy(), model.decision_function(frame))
