@@ -235,7 +235,7 @@ def _notes(rows, digits, ijcnn1, total_s):
              f"{list(C_GRID)} x gamma in {list(GAMMA_GRID)}; RS/MRS/SLMC use the SVC's "
              "parameters (our C = 2 C_libsvm); RSVM = ReducedSVC with C by 5-fold CV; "
              "MRSVM = LowRankSVC (hinge) on the RSVM's vectors with its C",
-             "run on the shared 2-core machine while other helpers were running: times are "
+             "times are wall-clock seconds on whatever else the machine was running: they are "
              f"indicative only; total wall time {total_s:.0f} s"]
     if rows:
         ok = [r["data"] for r in rows if r["SLMC@10%"] <= r["SVM"] + 1.0]
