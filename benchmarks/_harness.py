@@ -80,6 +80,15 @@ def timed(fn, *args, **kwargs):
     return out, time.perf_counter() - t0
 
 
+def load_note():
+    """The machine's load when the run started: absolute times depend on it, same-run ratios
+    much less (busy BLAS threads spin-wait on a shared machine)."""
+    one, five, _ = os.getloadavg()
+    return (f"load average {one:.1f} (1 min) / {five:.1f} (5 min) on {os.cpu_count()} cores "
+            "when the run started; absolute times are noisy under load, the ratios come from "
+            "the same run")
+
+
 def environment():
     import scipy
     import sklearn

@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from _harness import RESULTS, mark_baseline, run_isolated, timed, write_results
+from _harness import RESULTS, load_note, mark_baseline, run_isolated, timed, write_results
 from sparsekernel import LowRankSVC
 from sparsekernel.basis import KMeansBasis
 from sparsekernel.datasets import find_shared_data, load_svmlight_paths, make_checkerboard
@@ -44,8 +44,6 @@ K_GRID = (50, 100, 200, 500, 1000, 2000, 4000)
 IJCNN_BASIS = "kmeans-fast"
 NYSTROEM_MAX_K = 2000  # beyond this Nystroem + LinearSVC exceeds ~4 GB on ijcnn1
 CB_GAMMA, CB_C, CB_K = 4.0, 1.0, 1000
-SHARED_NOTE = ("run on a 2-core machine shared with ~5 other helpers' processes: absolute "
-               "times are noisy; the ratios come from the same run")
 
 
 # ------------------------------------------------------------------ ijcnn1
@@ -110,7 +108,7 @@ def run_ijcnn1(quick, out):
     payload = {
         "title": "LLSVM on ijcnn1 (49,990 train / 91,701 test), RBF gamma=2"
                  + (" [quick: 4,000 / 4,000 rows]" if quick else ""),
-        "notes": [SHARED_NOTE,
+        "notes": [load_note(),
                   "LowRankSVC C=16 and LinearSVC C=8 are the same problem on their features "
                   "(C = 2 C_liblinear); LowRankSVC gets float32 input",
                   f"Nystroem + LinearSVC not run above k={NYSTROEM_MAX_K} (memory)"],
@@ -189,7 +187,7 @@ def run_checkerboard(quick, out):
     payload = {
         "title": f"Noisy 4x4 checkerboard (20 % flipped labels), k={k}, RBF gamma={CB_GAMMA}, "
                  f"C={CB_C:g} (LinearSVC C={CB_C / 2:g})" + (" [quick]" if quick else ""),
-        "notes": [SHARED_NOTE, "test set: 20,000 noise-free points; paper: 0.59 % at k=1000",
+        "notes": [load_note(), "test set: 20,000 noise-free points; paper: 0.59 % at k=1000",
                   "Nystroem + LinearSVC only on the subsample: at 800k rows it needs ~19 GB"],
         "rows": rows,
     }
@@ -239,7 +237,7 @@ def run_stream(quick, out, k):
     payload = {
         "title": f"{n:,} noisy checkerboard rows streamed from a {size_mb:,.0f} MiB LIBSVM "
                  "file" + (" [quick]" if quick else ""),
-        "notes": [SHARED_NOTE, "the file is read chunk by chunk (datasets."
+        "notes": [load_note(), "the file is read chunk by chunk (datasets."
                   "iter_svmlight_chunks); peak RSS is that of the fitting process",
                   "features are float32; landmarks: k-means on the first chunk"],
         "rows": [row],
@@ -291,7 +289,7 @@ def run_landmarks(quick, out):
     payload = {
         "title": "k-means vs random landmarks at equal k (LowRankSVC)"
                  + (" [quick]" if quick else ""),
-        "notes": [SHARED_NOTE, f"mean over seeds {list(seeds)}; ijcnn1 gamma=2 C=16; a9a "
+        "notes": [load_note(), f"mean over seeds {list(seeds)}; ijcnn1 gamma=2 C=16; a9a "
                   "gamma=0.05 C=2; k-means: 10 Lloyd iterations on <= 20,000 rows"],
         "rows": rows,
     }

@@ -36,13 +36,18 @@ from sklearn.kernel_ridge import KernelRidge  # noqa: E402
 from sklearn.model_selection import GridSearchCV, StratifiedKFold  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
-from _harness import RESULTS, environment, mark_baseline, run_isolated, timed  # noqa: E402
+from _harness import (  # noqa: E402
+    RESULTS,
+    environment,
+    load_note,
+    mark_baseline,
+    run_isolated,
+    timed,
+)
 from sparsekernel import LSSVC, LSSVR, LowRankLSSVC, OnlineLSSVR, PrunedLSSVR  # noqa: E402
 from sparsekernel.datasets import find_shared_data, load_ida, load_ripley  # noqa: E402
 
 GAMMA, C_SINE, NW = 1.0, 100.0, 200
-SHARED_NOTE = ("run while the 2-core machine was shared with ~5 other jobs; times are "
-               "indicative, BLAS pinned to 1 thread")
 
 
 # ----------------------------------------------------------------------------- sine study
@@ -55,6 +60,10 @@ def sine_data(seed, n=1000):
         return x, f + rng.normal(0.0, 0.3, n), f
 
     return draw(), draw()
+
+
+def _note():
+    return load_note() + "; BLAS pinned to 1 thread"
 
 
 def sine_run(seed):
@@ -237,7 +246,7 @@ def _table(rows, cols):
 
 def report(res, out, name):
     L = [f"# LS-SVM family reproductions{' [quick]' if 'quick' in name else ''}", "",
-         f"- {SHARED_NOTE}.", ""]
+         f"- {_note()}.", ""]
     L += ["## 1. Sine study (Kim, Shim & Oh): C = 100, sigma = 1, N_w = 200", "",
           f"Mean (std) over seeds {res['sine_seeds']}; 1000 train / 1000 test points. "
           "`mse_vs_f` is against the true f, `mse_vs_y` against the noisy test targets.", ""]
@@ -271,7 +280,7 @@ def report(res, out, name):
     env = environment()
     L += ["Environment: " + ", ".join(f"{k} {v}" for k, v in env.items())]
     (out / f"{name}.md").write_text("\n".join(L) + "\n")
-    (out / f"{name}.json").write_text(json.dumps({"environment": env, "note": SHARED_NOTE,
+    (out / f"{name}.json").write_text(json.dumps({"environment": env, "note": _note(),
                                                   **res}, indent=2, default=float) + "\n")
     return out / f"{name}.md"
 

@@ -29,7 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.svm import SVC
 
-from _harness import RESULTS, timed, write_results
+from _harness import RESULTS, load_note, timed, write_results
 from sparsekernel import ReducedSVC, SparseMarginClassifier, compress_svc
 from sparsekernel.datasets import find_shared_data, load_ida, load_svmlight_paths
 from sparsekernel.sparse_margin import modified_rsvm
@@ -235,8 +235,7 @@ def _notes(rows, digits, ijcnn1, total_s):
              f"{list(C_GRID)} x gamma in {list(GAMMA_GRID)}; RS/MRS/SLMC use the SVC's "
              "parameters (our C = 2 C_libsvm); RSVM = ReducedSVC with C by 5-fold CV; "
              "MRSVM = LowRankSVC (hinge) on the RSVM's vectors with its C",
-             "times are wall-clock seconds on whatever else the machine was running: they are "
-             f"indicative only; total wall time {total_s:.0f} s"]
+             load_note() + f"; total wall time {total_s:.0f} s"]
     if rows:
         ok = [r["data"] for r in rows if r["SLMC@10%"] <= r["SVM"] + 1.0]
         better = [r["data"] for r in rows if r["SLMC@10%"] <= r["RSVM@10%"]]
