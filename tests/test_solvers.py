@@ -188,6 +188,30 @@ def test_newton_system_row_updates_equal_a_fresh_build(rng):
     np.testing.assert_allclose(H_inc, build(NewtonSystem(6), q2), rtol=1e-12)
 
 
+@pytest.mark.parametrize("gather_rows", [1, 7, 1000])
+def test_newton_system_gathering_rows_across_blocks_is_exact(rng, monkeypatch, gather_rows):
+    # Gather buffers that fill mid-block (1, 7 rows) or span every block (1000) must give the
+    # same H as the formula, for rows entering (+) and leaving (-) the active set.
+    from sparsekernel.solvers import _hessian
+
+    monkeypatch.setattr(_hessian, "_GATHER_BYTES", gather_rows * 8 * 5)
+    F = rng.normal(size=(120, 5))
+    A = np.c_[F, np.ones(120)]
+    blocks = ArrayBlocks(F, block_rows=16)
+    system = _hessian.NewtonSystem(5)
+    q = np.where(rng.random(120) < 0.5, rng.uniform(0.5, 2.0, 120), 0.0)
+    for step in range(3):
+        system.begin(q)
+        for rows, Fb in blocks:
+            system.add_block(rows, Fb)
+        np.testing.assert_allclose(system.finish(), np.eye(6) + A.T @ (q[:, None] * A),
+                                   rtol=1e-12, atol=1e-12)
+        flip = rng.choice(120, 10, replace=False)
+        q = q.copy()
+        q[flip] = np.where(q[flip] > 0, 0.0, 1.0)
+    assert system._since_refresh == 2  # the later builds were row updates
+
+
 def test_float32_rebuild_is_replaced_by_an_exact_one_once_settled(rng, monkeypatch):
     from sparsekernel.solvers import _hessian
 

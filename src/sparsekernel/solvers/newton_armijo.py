@@ -13,7 +13,7 @@ and Cholesky always applies (Lee & Mangasarian's SSVM; formulas.md section 3).
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import solve_triangular
 
 from ._blocks import as_row_blocks, matvec, rmatvec
 from ._hessian import NewtonSystem
@@ -58,12 +58,19 @@ def _presolve(blocks, y, loss, C, sw, n_rows):
 
 
 def _solve_spd(H, rhs):
-    """Cholesky solve; on failure (only from rounding at extreme C) retry with jitter."""
+    """Cholesky solve; on failure (only from rounding at extreme C) retry with jitter.
+
+    The factorization is NumPy's: the row passes around it use NumPy's OpenBLAS, and
+    SciPy's separate OpenBLAS build, called right after them, runs at about half speed while
+    the other library's threads still spin on the two cores.
+    """
     jitter = 0.0
     for _ in range(6):
         try:
-            return cho_solve(cho_factor(H + jitter * np.eye(len(H)), lower=True), rhs)
-        except LinAlgError:
+            L = np.linalg.cholesky(H + jitter * np.eye(len(H)))
+            return solve_triangular(L, solve_triangular(L, rhs, lower=True), lower=True,
+                                    trans="T")
+        except np.linalg.LinAlgError:
             jitter = max(jitter * 100, 1e-12 * np.trace(H) / len(H))
     return np.linalg.lstsq(H, rhs, rcond=None)[0]
 
