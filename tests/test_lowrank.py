@@ -169,3 +169,25 @@ def test_lowrank_stream_errors(board):
         LowRankSVC().fit_stream([])
     with pytest.raises(ValueError, match="loss"):
         LowRankSVC(loss="log").fit(X, y)
+
+
+def test_cholesky_and_eigh_whitening_fit_the_same_model(board):
+    X, y = board
+    kw = dict(gamma=GAMMA, C=C, n_basis=40, basis="random", random_state=0, tol=1e-10,
+              max_iter=100000)
+    chol = LowRankSVC(**kw).fit(X, y)
+    eig = LowRankSVC(whitening="eigh", **kw).fit(X, y)
+    assert chol.eigenvalues_ is None and eig.eigenvalues_ is not None
+    np.testing.assert_allclose(chol.decision_function(X), eig.decision_function(X),
+                               atol=1e-5)
+    # The map rebuilt from the fitted attributes (used by partial_fit) solves with the
+    # same factor: its features equal K(X, Z) normalization_.
+    F = chol._map().transform(X)
+    np.testing.assert_allclose(F, rbf_kernel(X, chol.basis_, GAMMA) @ chol.normalization_,
+                               atol=1e-9)
+
+
+def test_unknown_whitening_is_rejected_by_name(board):
+    X, y = board
+    with pytest.raises(ValueError, match=r"whitening.*'qr'"):
+        LowRankSVC(whitening="qr").fit(X, y)

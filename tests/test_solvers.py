@@ -200,7 +200,7 @@ def test_newton_system_gathering_rows_across_blocks_is_exact(rng, monkeypatch, g
     blocks = ArrayBlocks(F, block_rows=16)
     system = _hessian.NewtonSystem(5)
     q = np.where(rng.random(120) < 0.5, rng.uniform(0.5, 2.0, 120), 0.0)
-    for step in range(3):
+    for _ in range(3):
         system.begin(q)
         for rows, Fb in blocks:
             system.add_block(rows, Fb)

@@ -6,6 +6,10 @@ Objective per binary sub-problem (the SVM family's; ``C`` means the same everywh
 
     F(x) = K(x, Z) M,   M = U Lambda^(-1/2),   K(Z, Z) = U Lambda U^T   (Nystrom features)
 
+or, with ``whitening='cholesky'`` (the default), M = L^(-T) with L L^T = K(Z, Z) + delta I: the
+same features up to a rotation (and a jitter delta at rounding level), which the rotation
+invariant penalty ||beta||^2 does not see, at half the cost of the map (features/_nystrom.py).
+
 with loss_i = max(0, 1 - y_i f(x_i))^2 ('squared_hinge') or max(0, 1 - y_i f(x_i)) ('hinge').
 
 Identity (Proposition 2 of the paper, in this family's scaling). With mu = M beta we have
@@ -33,6 +37,7 @@ import time
 import warnings
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array
@@ -95,6 +100,11 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         Rows per block (the paper's 20,000); the cache holds at most as many.
     drop_fraction : float, default=0.75
         Fraction of the non-support rows of a block that are not retained (the paper's p).
+    whitening : {'cholesky', 'eigh'}, default='cholesky'
+        How K(Z, Z)^(-1/2) is applied: by a triangular solve with its jittered Cholesky
+        factor (half the flops of the map), or by U Lambda^(-1/2) from its eigendecomposition
+        (the paper's Algorithm 1; eigenvalues below the floor are dropped). Both give the same
+        model up to rounding (module docstring).
     memory_budget : int, str or None, default=None
         Bytes for kernel blocks and for storing the n x r features in ``fit`` (None: 1 GiB).
     tol : float, default=1e-3
@@ -115,8 +125,10 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         Landmarks Z.
     basis_indices_ : ndarray or None
     normalization_ : ndarray of shape (k, r)
-        U Lambda^(-1/2) (eigenvalues below the floor dropped; see NystromFeatures).
-    eigenvalues_ : ndarray of shape (r,)
+        M with features K(X, Z) M: L^(-T) (upper triangular, r = k) for Cholesky whitening,
+        U Lambda^(-1/2) (eigenvalues below the floor dropped; see NystromFeatures) for 'eigh'.
+    eigenvalues_ : ndarray of shape (r,) or None
+        Kept eigenvalues of K(Z, Z) ('eigh' whitening; None for 'cholesky').
     coef_ : ndarray of shape (1, r) or (n_classes, r)
         beta, the weights on the Nystrom features.
     intercept_ : ndarray of shape (1,) or (n_classes,)
@@ -135,6 +147,7 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         "n_passes": [Interval("int", 1, None, closed="left")],
         "chunk_size": [Interval("int", 1, None, closed="left")],
         "drop_fraction": [Interval("real", 0, 1, closed="both")],
+        "whitening": [Options("cholesky", "eigh")],
         "tol": [Interval("real", 0, None, closed="neither")],
         "max_iter": [Interval("int", 1, None, closed="left")],
         "class_weight": [None, Options("balanced"), "dict"],
@@ -144,8 +157,8 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  loss="squared_hinge", n_basis="auto", basis="kmeans", n_passes=1,
-                 chunk_size=20000, drop_fraction=0.75, memory_budget=None, tol=1e-3,
-                 max_iter=1000, class_weight=None, random_state=None, verbose=0):
+                 chunk_size=20000, drop_fraction=0.75, whitening="cholesky", memory_budget=None,
+                 tol=1e-3, max_iter=1000, class_weight=None, random_state=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -157,6 +170,7 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         self.n_passes = n_passes
         self.chunk_size = chunk_size
         self.drop_fraction = drop_fraction
+        self.whitening = whitening
         self.memory_budget = memory_budget
         self.tol = tol
         self.max_iter = max_iter
@@ -199,15 +213,22 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         return sw
 
     def _build_map(self, X, y_basis):
-        fmap = fit_nystrom_map(self, X, y_basis)
+        fmap = fit_nystrom_map(self, X, y_basis, self.whitening)
         self.basis_, self.normalization_ = fmap.Z, fmap.normalization
         self.eigenvalues_ = fmap.eigenvalues
         return fmap
 
-    def _map(self):
-        kern = Kernel(self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0,
+    def _kernel(self):
+        return Kernel(self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0,
                       memory_budget=self.memory_budget)
-        return NystromMap(kern, self.basis_, self.normalization_, self.eigenvalues_)
+
+    def _map(self):
+        factor = None
+        if self.eigenvalues_ is None:  # Cholesky whitening: M = L^(-T), so L = (M^(-1))^T
+            M = self.normalization_
+            factor = solve_triangular(M, np.eye(len(M)), lower=False).T
+        return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_,
+                          factor=factor)
 
     def _n_problems(self):
         return 1 if len(self.classes_) == 2 else len(self.classes_)
@@ -428,7 +449,7 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
         mu = self.normalization_ @ np.atleast_2d(self.coef_).T
         Z = self.basis_.astype(X.dtype, copy=False)
-        scores = self._map().kernel.apply(X, Z, mu) + self.intercept_
+        scores = self._kernel().apply(X, Z, mu) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
