@@ -180,8 +180,8 @@ def test_cholesky_and_eigh_whitening_fit_the_same_model(board):
     assert chol.eigenvalues_ is None and eig.eigenvalues_ is not None
     np.testing.assert_allclose(chol.decision_function(X), eig.decision_function(X),
                                atol=1e-5)
-    # The map rebuilt from the fitted attributes (used by partial_fit) solves with the
-    # same factor: its features equal K(X, Z) normalization_.
+    # The map rebuilt from the fitted attributes (used by partial_fit) is triangular again
+    # and its features equal K(X, Z) normalization_.
     F = chol._map().transform(X)
     np.testing.assert_allclose(F, rbf_kernel(X, chol.basis_, GAMMA) @ chol.normalization_,
                                atol=1e-9)

@@ -91,13 +91,13 @@ def _maps(X, Z, gamma=0.5, dtype=np.float64, kernel="rbf", **kw):
 def test_cholesky_map_is_the_eigen_map_rotated():
     X = _data(80, seed=5)
     chol, eig = _maps(X, X[:25])
-    assert chol.factor is not None and chol.eigenvalues is None
+    assert chol.triangular and chol.eigenvalues is None
     Fc, Fe = chol.transform(X), eig.transform(X)
     # Same Gram (the Nystrom approximation) and Fc = Fe R with R orthogonal.
     np.testing.assert_allclose(Fc @ Fc.T, Fe @ Fe.T, atol=1e-9)
     R = np.linalg.lstsq(Fe, Fc, rcond=None)[0]
     np.testing.assert_allclose(R.T @ R, np.eye(25), atol=1e-6)
-    # normalization = L^-T, so the explicit product gives the same features as the solve.
+    # The triangular product in place gives the same features as a dense product.
     np.testing.assert_allclose(rbf_kernel(X, X[:25], 0.5) @ chol.normalization, Fc,
                                atol=1e-10)
     np.testing.assert_allclose(np.tril(chol.normalization, -1), 0.0)
@@ -120,7 +120,7 @@ def test_cholesky_jitter_grows_for_duplicate_landmarks_and_stays_finite():
     X = _data(30, seed=7)
     Z = np.vstack([X, X[:10], X[:10]])  # K(Z, Z) exactly singular
     chol, _ = _maps(X, Z)
-    assert chol.factor is not None
+    assert chol.triangular
     F = chol.transform(X)
     assert np.all(np.isfinite(F))
     np.testing.assert_allclose(F @ F.T, rbf_kernel(X, X, 0.5), atol=1e-6)
@@ -130,5 +130,5 @@ def test_cholesky_falls_back_to_eigh_for_an_indefinite_kernel():
     X = _data(40, seed=8)
     chol, eig = _maps(X, X, gamma=2.0, kernel="sigmoid", coef0=-1.0)
     assert np.linalg.eigvalsh(eig.kernel(X, X)).min() < -1e-3  # really indefinite
-    assert chol.factor is None and chol.eigenvalues is not None
+    assert not chol.triangular and chol.eigenvalues is not None
     np.testing.assert_allclose(chol.transform(X), eig.transform(X))

@@ -16,13 +16,13 @@ Cholesky whitening (``method='cholesky'``, LowRankSVC's default). With
 K(Z, Z) + delta I = L L^T the features F = K(X, Z) L^(-T) satisfy F F^T = K(X, Z) (K(Z, Z) +
 delta I)^(-1) K(Z, X): the same Nystrom approximation up to the jitter, in a rotated basis
 (F_cholesky = F_eigh R with R orthogonal when delta = 0). A linear model with the penalty
-||beta||^2 is rotation invariant, so it is the same model; the map costs a triangular solve
-(half the flops of the dense product with U Lambda^(-1/2), measured 1.5 s against 2.5 s at
-n = 50,000, m = 2000) and no eigendecomposition. The jitter delta = floor * (largest absolute
-row sum of K(Z, Z), an upper bound of lambda_max) is the soft version of the eigenvalue floor:
-directions with lambda << delta are damped to lambda^2 / delta instead of dropped; it grows
-tenfold while the factorization fails (duplicate landmarks), and after six failures
-(an indefinite kernel) the eigendecomposition is used instead.
+||beta||^2 is rotation invariant, so it is the same model; the map costs a product with the
+triangular M = L^(-T) (half the flops of the dense product with U Lambda^(-1/2): 0.38 s
+against 0.75 s at n = 20,000, m = 2000) and no eigendecomposition. The jitter delta = floor *
+(largest absolute row sum of K(Z, Z), an upper bound of lambda_max) is the soft version of the
+eigenvalue floor: directions with lambda << delta are damped to lambda^2 / delta instead of
+dropped; it grows tenfold while the factorization fails (duplicate landmarks), and after six
+failures (an indefinite kernel) the eigendecomposition is used instead.
 """
 
 from __future__ import annotations
@@ -54,14 +54,14 @@ class NystromMap:
 
     Plain object (no scikit-learn contract) shared by :class:`NystromFeatures` and the
     low-rank SVM, which applies it chunk by chunk to streams. M = U Lambda^(-1/2)
-    (``eigenvalues`` given), or M = L^(-T) for Cholesky whitening, where ``factor`` = L
-    lets ``transform`` solve with L instead of multiplying by M.
+    (``eigenvalues`` given), or the upper-triangular M = L^(-T) of Cholesky whitening
+    (``triangular=True``), which ``transform`` applies as a triangular product.
     """
 
-    def __init__(self, kernel, Z, normalization, eigenvalues, factor=None):
+    def __init__(self, kernel, Z, normalization, eigenvalues, triangular=False):
         self.kernel, self.Z = kernel, Z
         self.normalization, self.eigenvalues = normalization, eigenvalues
-        self.factor = factor
+        self.triangular = triangular
 
     @property
     def n_components(self):
@@ -76,25 +76,29 @@ class NystromMap:
         Z = self.Z.astype(dtype, copy=False)
         if out is None:
             out = np.empty((X.shape[0], self.n_components), dtype=dtype)
-        if self.factor is not None:
-            return self._solve_blocks(X, Z, out)
+        if self.triangular:
+            return self._triangular_blocks(X, Z, out)
         M = self.normalization.astype(dtype, copy=False)
         for rows, K in self.kernel.blocks(X, Z):
             np.matmul(K, M, out=out[rows])
         return out
 
-    def _solve_blocks(self, X, Z, out):
-        """out = K(X, Z) L^(-T) by an in-place triangular solve per block (SciPy's trsm)."""
-        L = np.asfortranarray(self.factor, dtype=out.dtype)
-        trsm = get_blas_funcs("trsm", dtype=out.dtype)
+    def _triangular_blocks(self, X, Z, out):
+        """out = K(X, Z) M, M upper triangular, by an in-place product per block (trmm).
+
+        SciPy's trmm: half the flops of a dense product, and 17 % faster than the
+        equivalent triangular solve with L (both measured at n = 20,000, m = 2000).
+        """
+        M = np.asfortranarray(self.normalization, dtype=out.dtype)
+        trmm = get_blas_funcs("trmm", dtype=out.dtype)
         with numpy_blas_single_threaded():
             for rows, K in self.kernel.blocks(X, Z, out=out):
                 block = out[rows]
                 if not np.shares_memory(K, block):  # sparse products come back as copies
                     block[...] = K
-                # block is C-ordered (b, m): block.T is a Fortran (m, b) view, and
-                # L Y = K^T gives Y = L^(-1) K^T = (K L^(-T))^T, written over the view.
-                res = trsm(1.0, L, block.T, side=0, lower=1, overwrite_b=1)
+                # block is C-ordered (b, m): block.T is a Fortran (m, b) view holding K^T,
+                # and M^T K^T = (K M)^T is written over it.
+                res = trmm(1.0, M, block.T, side=0, lower=0, trans_a=1, overwrite_b=1)
                 if not np.shares_memory(res, block):
                     block[...] = res.T
         return out
@@ -160,7 +164,7 @@ def _cholesky_map(kernel, Z, K, floor):
     else:
         return None
     M = solve_triangular(L, np.eye(m), lower=True, check_finite=False).T
-    return NystromMap(kernel, Z, np.ascontiguousarray(M), None, factor=L)
+    return NystromMap(kernel, Z, np.ascontiguousarray(M), None, triangular=True)
 
 
 class NystromFeatures(TransformerMixin, BaseEstimator):

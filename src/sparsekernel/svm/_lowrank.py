@@ -37,7 +37,6 @@ import time
 import warnings
 
 import numpy as np
-from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array
@@ -101,8 +100,9 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
     drop_fraction : float, default=0.75
         Fraction of the non-support rows of a block that are not retained (the paper's p).
     whitening : {'cholesky', 'eigh'}, default='cholesky'
-        How K(Z, Z)^(-1/2) is applied: by a triangular solve with its jittered Cholesky
-        factor (half the flops of the map), or by U Lambda^(-1/2) from its eigendecomposition
+        How K(Z, Z)^(-1/2) is applied: by the inverse transpose of its jittered Cholesky
+        factor, a triangular product (half the flops of the map), or by U Lambda^(-1/2) from
+        its eigendecomposition
         (the paper's Algorithm 1; eigenvalues below the floor are dropped). Both give the same
         model up to rounding (module docstring).
     memory_budget : int, str or None, default=None
@@ -223,12 +223,8 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
                       memory_budget=self.memory_budget)
 
     def _map(self):
-        factor = None
-        if self.eigenvalues_ is None:  # Cholesky whitening: M = L^(-T), so L = (M^(-1))^T
-            M = self.normalization_
-            factor = solve_triangular(M, np.eye(len(M)), lower=False).T
         return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_,
-                          factor=factor)
+                          triangular=self.eigenvalues_ is None)  # Cholesky: M = L^(-T)
 
     def _n_problems(self):
         return 1 if len(self.classes_) == 2 else len(self.classes_)
