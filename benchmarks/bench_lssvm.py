@@ -48,6 +48,7 @@ from sparsekernel import LSSVC, LSSVR, LowRankLSSVC, OnlineLSSVR, PrunedLSSVR  #
 from sparsekernel.datasets import find_shared_data, load_ida, load_ripley  # noqa: E402
 
 GAMMA, C_SINE, NW = 1.0, 100.0, 200
+SWEEP_NW = (300, 400, 500)  # why N_w = 200 is not within 10 % of the full fit against f
 
 
 # ----------------------------------------------------------------------------- sine study
@@ -81,6 +82,9 @@ def sine_run(seed):
     kr = KernelRidge(alpha=1.0 / C_SINE, kernel="rbf", gamma=GAMMA)
     _, t = timed(kr.fit, X, y - y.mean())
     record("scikit-learn KernelRidge (alpha=1/C, centred y)", kr, t, kr.predict(Xt) + y.mean())
+    sub = np.random.RandomState(seed).choice(len(X), NW, replace=False)
+    rand, t = timed(LSSVR(gamma=GAMMA, C=C_SINE).fit, X[sub], y[sub])
+    record(f"LS-SVM on a random {NW}-point subset (reference)", rand, t)
     pruned, t = timed(PrunedLSSVR(gamma=GAMMA, C=C_SINE, random_state=seed).fit, X, y)
     record("batch pruning (PrunedLSSVR, 5 %/round, tol 5 %)", pruned, t)
     online = OnlineLSSVR(gamma=GAMMA, C=C_SINE, n_basis=NW)
@@ -89,6 +93,9 @@ def sine_run(seed):
     snap400 = (online.basis_.copy(), online.predict(Xt))
     _, t = timed(online.partial_fit, X[400:], y[400:])
     record("online pruning after 1000 points (OnlineLSSVR)", online, t400 + t)
+    for nw in SWEEP_NW:
+        big, t = timed(OnlineLSSVR(gamma=GAMMA, C=C_SINE, n_basis=nw).fit, X, y)
+        record(f"online pruning, N_w = {nw} (1000 points)", big, t)
     figures = {"X": X, "y": y, "Xt": Xt, "ft": ft, "svs400": snap400[0], "pred400": snap400[1],
                "svs1000": online.basis_.copy(), "pred1000": online.predict(Xt)}
     return rows, figures, pruned.pruning_path_
@@ -139,8 +146,10 @@ def sine_study(seeds, out, suffix):
     for row in rows:
         row["ratio_vs_full_f"] = row["mse_vs_f_mean"] / ref["mse_vs_f_mean"]
         row["ratio_vs_full_y"] = row["mse_vs_y_mean"] / ref["mse_vs_y_mean"]
-    ratios = [r[0][names[4]]["mse_vs_f"] / r[0][names[0]]["mse_vs_f"] for r in per_seed]
-    ratios_y = [r[0][names[4]]["mse_vs_y"] / r[0][names[0]]["mse_vs_y"] for r in per_seed]
+    online = "online pruning after 1000 points (OnlineLSSVR)"
+    full = names[0]
+    ratios = [r[0][online]["mse_vs_f"] / r[0][full]["mse_vs_f"] for r in per_seed]
+    ratios_y = [r[0][online]["mse_vs_y"] / r[0][full]["mse_vs_y"] for r in per_seed]
     figs = sine_figures(per_seed[0][1], out, suffix)
     path = per_seed[0][2]
     return rows, figs, {"online1000_over_full_mse_f": ratios,
@@ -160,15 +169,20 @@ def ripley(quick):
     Xtr, ytr, Xte, yte = load_ripley()
     rows = []
     c_grid = [0.5, 1.0, 2.0, 4.0] if not quick else [1.0]
-    crits = ("abs", "square", "target")
+    crits = ("abs", "square", "target", "objective")
     for crit in crits:
         for bf in ("robust_rbf", "sbf"):
             for M in ((3, 4) if not quick else (4,)):
+                # 'objective' (not a paper criterion) with 5 k-medoids restarts kept by the
+                # training objective; the paper's three criteria as before (one seeding).
+                n_init = 5 if crit == "objective" and not quick else 1
                 make = LowRankLSSVC(n_basis=M, criterion=crit, basis_function=bf,
-                                    random_state=0, max_iter=300)
+                                    n_init=n_init, random_state=0, max_iter=300)
                 best = cv_best(lambda m=make: m, {"C": c_grid}, Xtr, ytr)
                 model, t = timed(make.set_params(**best).fit, Xtr, ytr)
-                rows.append({"data": "ripley", "method": f"LowRankLSSVC {crit} {bf}",
+                rows.append({"data": "ripley",
+                             "method": f"LowRankLSSVC {crit} {bf}"
+                             + (f" n_init={n_init}" if n_init > 1 else ""),
                              "params": f"M={M}, C={best['C']:g}",
                              "test_error_pct": 100 * (1 - model.score(Xte, yte)),
                              "model_size": M, "fit_s": t})
@@ -257,11 +271,22 @@ def report(res, out, name):
     extra = res["sine_extra"]
     L += ["", "Online (1000 points) / full LS-SVM test MSE per seed: vs f "
           + ", ".join(f"{r:.2f}" for r in extra["online1000_over_full_mse_f"]) + "; vs noisy y "
-          + ", ".join(f"{r:.3f}" for r in extra["online1000_over_full_mse_y"]) + ".", ""]
+          + ", ".join(f"{r:.3f}" for r in extra["online1000_over_full_mse_y"]) + ".", "",
+          "The paper (Kim, Shim & Oh) reports no test-MSE number: only Figures 1-2 (the fit "
+          "on the 1000 test x against the true f) and \"almost same performance\" as the full "
+          "LS-SVM. Its on-line algorithm is implemented as written (kept points keep their own "
+          "targets; the point of smallest |alpha| among the N_w + 1 leaves; ordinary bias). "
+          "Against the noisy test targets it is within 2 % of the full fit; against f it is "
+          "about 2x, because 200 kept noisy points carry more noise into the fit than 1000 "
+          "(a random 200-point subset: about 4x). The N_w sweep rows show the budget that "
+          "brings the ratio against f to 1.1.", ""]
     L += [f"![Figure 1]({res['sine_figures'][0]})", f"![Figure 2]({res['sine_figures'][1]})", ""]
     L += ["## 2. LR-LSSVM on Ripley's synth (250 train / 1000 test)", "",
           "C (and gamma for the Gaussian models) by 5-fold CV on the training set only. "
-          "Paper: 8.0-8.3 % with 3-4 bases, 9.2-11.4 % for the full Gaussian LS-SVM.", ""]
+          "Paper: 8.0-8.3 % with 3-4 bases, 9.2-11.4 % for the full Gaussian LS-SVM. The "
+          "paper's numbers are single runs on Ripley's one split with hand-preset "
+          "parameters (C, M, learning rate, iterations); it mentions no cross-validation. "
+          "1000 test points: one standard error of an error rate near 9 % is 0.9 points.", ""]
     cols = [("method", "method"), ("params", "params"), ("test error %", "test_error_pct"),
             ("model size", "model_size"), ("fit s", "fit_s")]
     L += _table(res["ripley"], cols)

@@ -248,7 +248,7 @@ def test_online_continues_after_save_and_load(tmp_path, reg_data):
 
 # ----------------------------------------------------------------------------- low rank
 @pytest.mark.parametrize("basis_function", ["robust_rbf", "sbf"])
-@pytest.mark.parametrize("criterion", ["abs", "square", "target"])
+@pytest.mark.parametrize("criterion", ["abs", "square", "target", "objective"])
 def test_lowrank_basis_gradients_match_finite_differences(basis_function, criterion):
     rng = np.random.RandomState(9)
     X = rng.uniform(-1, 1, (40, 3))
@@ -288,6 +288,32 @@ def test_lowrank_ripley_beats_a_linear_boundary():
     assert clf.history_[clf.best_iter_, 0] == pytest.approx(clf.objective_)
     assert clf.objective_ <= clf.history_[0, 0]
     assert 1 - clf.score(Xte, yte) < 0.11  # a linear LS classifier gets about 0.11-0.12
+
+
+def test_lowrank_objective_criterion_is_the_lssvm_cost(reg_data):
+    X, y = reg_data
+    rng = np.random.RandomState(1)
+    mu, sigma = X[:3].copy(), rng.uniform(0.5, 1.5, (3, 2))
+    J = criterion_gradient(X, y[:, None], np.ones(len(X)), mu, sigma, "robust_rbf",
+                           "objective", 3.0)[0]
+    Phi = basis_values(X, mu, sigma, "robust_rbf")
+    A = np.column_stack([Phi, np.ones(len(X))])
+    # Dense reference: ridge on w only (unpenalised b), then the primal objective.
+    P = np.diag([1.0 / 3.0] * 3 + [0.0])
+    wb = np.linalg.solve(A.T @ A + P, A.T @ y)
+    ref = 0.5 * wb[:3] @ wb[:3] + 1.5 * np.sum((y - A @ wb) ** 2)
+    assert J == pytest.approx(ref, rel=1e-9)
+
+
+def test_lowrank_n_init_keeps_the_lowest_training_objective(reg_data):
+    X, y = reg_data
+    kw = dict(n_basis=3, max_iter=15, criterion="objective", random_state=3)
+    one = LowRankLSSVR(**kw).fit(X, y)
+    many = LowRankLSSVR(n_init=4, **kw).fit(X, y)
+    # The first of the n_init runs is the n_init=1 run, so the best can only be lower.
+    assert many.objective_ <= one.objective_ + 1e-12
+    assert many.history_[many.best_iter_, 0] == pytest.approx(many.objective_)
+    assert one.objective_ < one.history_[0, 0]  # the objective criterion descends
 
 
 def test_lowrank_reseeds_dead_sbf_units(reg_data):
