@@ -34,6 +34,8 @@ def test_lowrank_solves_the_rkhs_reduced_svm_exactly(board):
     X, y = board
     Z = X[::40]  # 15 landmarks, as basis='random' would draw them
     est = LowRankSVC(gamma=GAMMA, C=C, basis=Z, tol=1e-12, max_iter=100000).fit(X, y)
+    assert sorted(map(tuple, est.basis_)) == sorted(map(tuple, Z))  # all kept, reordered
+    Z = est.basis_  # the pivoted Cholesky map orders the landmarks by pivot
     mu = est.normalization_ @ est.coef_[0]
     b = est.intercept_[0]
     # (1) The foundation's Newton-Armijo (exact squared hinge) on the features K(X, Z) M.
@@ -56,6 +58,7 @@ def test_reduced_svc_solves_a_different_problem(board):
     X, y = board
     Z = X[::40]
     low = LowRankSVC(gamma=GAMMA, C=C, basis=Z, tol=1e-12, max_iter=100000).fit(X, y)
+    Z = low.basis_  # pivot order
     red = ReducedSVC(gamma=GAMMA, C=C, basis=Z, tol=1e-12).fit(X, y)
     mu_low = low.normalization_ @ low.coef_[0]
     obj_low = _rkhs_objective(mu_low, low.intercept_[0], X, y, Z)
@@ -191,3 +194,16 @@ def test_unknown_whitening_is_rejected_by_name(board):
     X, y = board
     with pytest.raises(ValueError, match=r"whitening.*'qr'"):
         LowRankSVC(whitening="qr").fit(X, y)
+
+
+def test_cholesky_whitening_subsets_basis_indices_and_per_centre_widths(board):
+    X, y = board
+    Z = np.vstack([X[:20], X[:20]])  # duplicates: half of the landmarks are redundant
+    est = LowRankSVC(gamma=GAMMA, C=C, basis=Z).fit(X, y)
+    assert est.basis_.shape == (20, 2) and est.normalization_.shape == (20, 20)
+    Xd, yd = np.vstack([X[:150], X[:150]]), np.r_[y[:150], y[:150]]
+    est = LowRankSVC(gamma=GAMMA, C=C, n_basis=200, basis="random", random_state=0).fit(Xd, yd)
+    assert len(est.basis_) <= 150  # rows drawn twice are kept once
+    np.testing.assert_array_equal(est.basis_, Xd[est.basis_indices_])
+    est = LowRankSVC(C=C, n_basis=30, basis="clustering", random_state=0).fit(X, y)
+    assert np.ndim(est.gamma_) == 1 and len(est.gamma_) == len(est.basis_)

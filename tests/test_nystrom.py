@@ -92,13 +92,15 @@ def test_cholesky_map_is_the_eigen_map_rotated():
     X = _data(80, seed=5)
     chol, eig = _maps(X, X[:25])
     assert chol.triangular and chol.eigenvalues is None
+    assert sorted(chol.selected) == list(range(25))  # well conditioned: every landmark kept
+    np.testing.assert_array_equal(chol.Z, X[:25][chol.selected])
     Fc, Fe = chol.transform(X), eig.transform(X)
     # Same Gram (the Nystrom approximation) and Fc = Fe R with R orthogonal.
     np.testing.assert_allclose(Fc @ Fc.T, Fe @ Fe.T, atol=1e-9)
     R = np.linalg.lstsq(Fe, Fc, rcond=None)[0]
     np.testing.assert_allclose(R.T @ R, np.eye(25), atol=1e-6)
     # The triangular product in place gives the same features as a dense product.
-    np.testing.assert_allclose(rbf_kernel(X, X[:25], 0.5) @ chol.normalization, Fc,
+    np.testing.assert_allclose(rbf_kernel(X, chol.Z, 0.5) @ chol.normalization, Fc,
                                atol=1e-10)
     np.testing.assert_allclose(np.tril(chol.normalization, -1), 0.0)
 
@@ -109,26 +111,33 @@ def test_cholesky_map_with_all_points_reproduces_the_kernel_in_blocks():
 
     X = _data(60, seed=6)
     fmap = nystrom_map(Kernel("rbf", gamma=0.3, memory_budget=3000), X, method="cholesky")
-    F = fmap.transform(X)  # tiny budget: many blocks, each solved in place
+    F = fmap.transform(X)  # tiny budget: many blocks, each multiplied in place
     np.testing.assert_allclose(F @ F.T, rbf_kernel(X, X, 0.3), atol=1e-8)
     np.testing.assert_allclose(fmap.transform(sp.csr_matrix(X)), F, atol=1e-10)
     F32 = fmap.transform(X.astype(np.float32))
     assert F32.dtype == np.float32
 
 
-def test_cholesky_jitter_grows_for_duplicate_landmarks_and_stays_finite():
+def test_cholesky_map_keeps_only_independent_landmarks():
+    # Duplicates are dropped, and a degree-2 polynomial kernel in 3-D (rank 10) keeps
+    # exactly 10 of 40 landmarks; both maps stay exact on the data.
     X = _data(30, seed=7)
-    Z = np.vstack([X, X[:10], X[:10]])  # K(Z, Z) exactly singular
-    chol, _ = _maps(X, Z)
-    assert chol.triangular
+    chol, eig = _maps(X, np.vstack([X, X[:10], X[:10]]))
+    assert len(chol.selected) == 30 == eig.n_components
     F = chol.transform(X)
-    assert np.all(np.isfinite(F))
-    np.testing.assert_allclose(F @ F.T, rbf_kernel(X, X, 0.5), atol=1e-6)
+    np.testing.assert_allclose(F @ F.T, rbf_kernel(X, X, 0.5), atol=1e-8)
+    X = _data(40)
+    chol, eig = _maps(X, X, gamma=1.0, kernel="polynomial", degree=2, coef0=1.0)
+    assert chol.n_components == len(chol.selected) == eig.n_components == 10
+    F = chol.transform(X)
+    np.testing.assert_allclose(F @ F.T, polynomial_kernel(X, X, 1.0, 2, 1.0), atol=1e-8)
 
 
-def test_cholesky_falls_back_to_eigh_for_an_indefinite_kernel():
+def test_cholesky_map_of_an_indefinite_kernel_is_exact_on_its_landmarks():
     X = _data(40, seed=8)
     chol, eig = _maps(X, X, gamma=2.0, kernel="sigmoid", coef0=-1.0)
     assert np.linalg.eigvalsh(eig.kernel(X, X)).min() < -1e-3  # really indefinite
-    assert not chol.triangular and chol.eigenvalues is not None
-    np.testing.assert_allclose(chol.transform(X), eig.transform(X))
+    Zr = chol.Z
+    F = chol.transform(Zr)
+    assert np.all(np.isfinite(chol.transform(X)))
+    np.testing.assert_allclose(F @ F.T, chol.kernel(Zr, Zr), atol=1e-8)

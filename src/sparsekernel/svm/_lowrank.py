@@ -6,11 +6,11 @@ Objective per binary sub-problem (the SVM family's; ``C`` means the same everywh
 
     F(x) = K(x, Z) M,   M = U Lambda^(-1/2),   K(Z, Z) = U Lambda U^T   (Nystrom features)
 
-or, with ``whitening='cholesky'`` (the default), M = L^(-T) with L L^T = K(Z, Z) + delta I: the
-same features up to a rotation (and a jitter delta at rounding level), which the rotation
-invariant penalty ||beta||^2 does not see, at half the cost of the map (features/_nystrom.py).
-
-with loss_i = max(0, 1 - y_i f(x_i))^2 ('squared_hinge') or max(0, 1 - y_i f(x_i)) ('hinge').
+or, with ``whitening='cholesky'`` (the default), M = L_r^(-T) from the pivoted Cholesky
+factorization of K(Z, Z), on the r <= k landmarks that are numerically independent (the
+others are in their span to within the eigenvalue floor and are dropped from ``basis_``): the
+same features up to a rotation, which the rotation-invariant penalty ||beta||^2 does not see,
+at half the cost of the map (features/_nystrom.py).
 
 Identity (Proposition 2 of the paper, in this family's scaling). With mu = M beta we have
 f(x) = K(x, Z) mu + b and ||beta||^2 = mu^T K(Z, Z) mu, so for the squared hinge LowRankSVC
@@ -100,11 +100,10 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
     drop_fraction : float, default=0.75
         Fraction of the non-support rows of a block that are not retained (the paper's p).
     whitening : {'cholesky', 'eigh'}, default='cholesky'
-        How K(Z, Z)^(-1/2) is applied: by the inverse transpose of its jittered Cholesky
-        factor, a triangular product (half the flops of the map), or by U Lambda^(-1/2) from
-        its eigendecomposition
-        (the paper's Algorithm 1; eigenvalues below the floor are dropped). Both give the same
-        model up to rounding (module docstring).
+        How K(Z, Z)^(-1/2) is applied: by the triangular inverse of its pivoted Cholesky
+        factor on the independent landmarks (half the flops of the map; redundant landmarks
+        are dropped), or by U Lambda^(-1/2) on all landmarks (the paper's Algorithm 1;
+        eigenvalues below the floor are dropped). Both give the same model up to the floor.
     memory_budget : int, str or None, default=None
         Bytes for kernel blocks and for storing the n x r features in ``fit`` (None: 1 GiB).
     tol : float, default=1e-3
@@ -122,10 +121,10 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     basis_ : ndarray of shape (k, n_features)
-        Landmarks Z.
+        Landmarks Z (with Cholesky whitening, the r independent ones, in pivot order).
     basis_indices_ : ndarray or None
     normalization_ : ndarray of shape (k, r)
-        M with features K(X, Z) M: L^(-T) (upper triangular, r = k) for Cholesky whitening,
+        M with features K(X, Z) M: L_r^(-T) (upper triangular, r x r) for Cholesky whitening,
         U Lambda^(-1/2) (eigenvalues below the floor dropped; see NystromFeatures) for 'eigh'.
     eigenvalues_ : ndarray of shape (r,) or None
         Kept eigenvalues of K(Z, Z) ('eigh' whitening; None for 'cholesky').
