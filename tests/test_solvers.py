@@ -246,6 +246,36 @@ def test_float32_rebuild_is_replaced_by_an_exact_one_once_settled(rng, monkeypat
     assert system._since_refresh == 1  # and now it updates exactly
 
 
+def test_float32_system_takes_float32_row_updates_until_settled(rng, monkeypatch):
+    from sparsekernel.solvers import _hessian
+
+    monkeypatch.setattr(_hessian, "FAST_GRAM_MIN_WORK", 0.0)
+    F = rng.normal(size=(400, 8))
+    A = np.c_[F, np.ones(400)]
+    blocks = ArrayBlocks(F, block_rows=64)
+
+    def build(system, q):
+        system.begin(q)
+        for rows, Fb in blocks:
+            system.add_block(rows, Fb)
+        return system.finish().copy()
+
+    system = _hessian.NewtonSystem(8)
+    q = np.full(400, 2.0)  # every row active, as from w = 0
+    build(system, q)
+    assert system.approximate and system._since_refresh == 0
+    steps = [(150, True, 1), (60, True, 2), (10, False, 0)]  # rows leaving, approx, counter
+    for leave, approximate, since in steps:
+        q = q.copy()
+        q[np.flatnonzero(q)[:leave]] = 0.0
+        H = build(system, q)
+        exact = np.eye(9) + A.T @ (q[:, None] * A)
+        assert system.approximate == approximate and system._since_refresh == since
+        tol = 1e-5 if approximate else 1e-12
+        np.testing.assert_allclose(H, exact, rtol=tol, atol=tol * np.abs(exact).max())
+    assert system.H.dtype == np.float64
+
+
 def test_newton_with_float32_rebuilds_reaches_the_same_solution(rng, monkeypatch):
     from sparsekernel.solvers import _hessian
 
