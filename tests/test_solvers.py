@@ -164,28 +164,30 @@ def test_presolve_on_a_row_subsample_reaches_the_same_solution(rng):
     assert warm.history[0]["n_active"] < 600 == direct.history[0]["n_active"]
 
 
+def _build(system, blocks, q):
+    """One iteration's Newton system over all row blocks (what newton_armijo does)."""
+    system.begin(q)
+    for rows, Fb in blocks:
+        system.add_block(rows, Fb)
+    return system.finish().copy()
+
+
 def test_newton_system_row_updates_equal_a_fresh_build(rng):
     from sparsekernel.solvers._hessian import NewtonSystem
 
     F = rng.normal(size=(200, 6))
     blocks = ArrayBlocks(F, block_rows=37)
 
-    def build(system, q):
-        system.begin(q)
-        for rows, Fb in blocks:
-            system.add_block(rows, Fb)
-        return system.finish().copy()
-
     q1 = np.where(rng.random(200) < 0.6, 2.0, 0.0)
     q2 = q1.copy()
     q2[:30] = 2.0 - q2[:30]  # 30 rows enter or leave the active set
     updated = NewtonSystem(6)
-    build(updated, q1)
-    H_inc = build(updated, q2)
+    _build(updated, blocks, q1)
+    H_inc = _build(updated, blocks, q2)
     assert updated._since_refresh == 1  # the second call took the update path
     A = np.c_[F, np.ones(200)]
     np.testing.assert_allclose(H_inc, np.eye(7) + A.T @ (q2[:, None] * A), rtol=1e-12)
-    np.testing.assert_allclose(H_inc, build(NewtonSystem(6), q2), rtol=1e-12)
+    np.testing.assert_allclose(H_inc, _build(NewtonSystem(6), blocks, q2), rtol=1e-12)
 
 
 @pytest.mark.parametrize("gather_rows", [1, 7, 1000])
@@ -220,29 +222,23 @@ def test_float32_rebuild_is_replaced_by_an_exact_one_once_settled(rng, monkeypat
     A = np.c_[F, np.ones(300)]
     blocks = ArrayBlocks(F, block_rows=64)
 
-    def build(system, q):
-        system.begin(q)
-        for rows, Fb in blocks:
-            system.add_block(rows, Fb)
-        return system.finish().copy()
-
     def exact(q):
         return np.eye(9) + A.T @ (q[:, None] * A)
 
     system = _hessian.NewtonSystem(8)
     q1 = np.where(rng.random(300) < 0.7, 1.5, 0.0)
-    H1 = build(system, q1)  # first build: float32 Gram
+    H1 = _build(system, blocks, q1)  # first build: float32 Gram
     assert system.approximate
     err = np.abs(H1 - exact(q1)).max()
     assert 0 < err < 1e-4 * np.abs(exact(q1)).max()
     q2 = q1.copy()
     q2[:10] = 1.5 - q2[:10]  # few changes: the system has settled
-    H2 = build(system, q2)
+    H2 = _build(system, blocks, q2)
     assert not system.approximate and system._since_refresh == 0
     np.testing.assert_allclose(H2, exact(q2), rtol=1e-12)
     q3 = q2.copy()
     q3[10:15] = 1.5 - q3[10:15]
-    np.testing.assert_allclose(build(system, q3), exact(q3), rtol=1e-12)
+    np.testing.assert_allclose(_build(system, blocks, q3), exact(q3), rtol=1e-12)
     assert system._since_refresh == 1  # and now it updates exactly
 
 
@@ -254,21 +250,15 @@ def test_float32_system_takes_float32_row_updates_until_settled(rng, monkeypatch
     A = np.c_[F, np.ones(400)]
     blocks = ArrayBlocks(F, block_rows=64)
 
-    def build(system, q):
-        system.begin(q)
-        for rows, Fb in blocks:
-            system.add_block(rows, Fb)
-        return system.finish().copy()
-
     system = _hessian.NewtonSystem(8)
     q = np.full(400, 2.0)  # every row active, as from w = 0
-    build(system, q)
+    _build(system, blocks, q)
     assert system.approximate and system._since_refresh == 0
     steps = [(150, True, 1), (60, True, 2), (10, False, 0)]  # rows leaving, approx, counter
     for leave, approximate, since in steps:
         q = q.copy()
         q[np.flatnonzero(q)[:leave]] = 0.0
-        H = build(system, q)
+        H = _build(system, blocks, q)
         exact = np.eye(9) + A.T @ (q[:, None] * A)
         assert system.approximate == approximate and system._since_refresh == since
         tol = 1e-5 if approximate else 1e-12
