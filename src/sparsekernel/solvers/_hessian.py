@@ -64,7 +64,7 @@ class NewtonSystem:
             self._delta, self._rows = self._dq, self._dq != 0
             self._next = self.H.copy()
             dtype = np.float32 if mode == "fast-update" else np.float64
-            self._gram = _GramAccumulator(self.m, dtype, self._buffers,
+            self._gram = _GramAccumulator(self.m, dtype, self._buffers, len(q),
                                           self.H[:self.m, :self.m])
             self._since_refresh += 1
         else:
@@ -74,7 +74,7 @@ class NewtonSystem:
             self._next = np.zeros((self.m + 1, self.m + 1))
             self._since_refresh = 0
             self._gram = _GramAccumulator(self.m, np.float32 if fast else np.float64,
-                                          self._buffers)
+                                          self._buffers, len(q))
             self.approximate = fast
         self.q = q
         return n_active
@@ -138,11 +138,11 @@ class _GramAccumulator:
     needs (measured: syrk at half speed).
     """
 
-    def __init__(self, m, dtype, buffers, start=None):
+    def __init__(self, m, dtype, buffers, n_rows, start=None):
         self.dtype = np.dtype(dtype)
         self.acc = (np.zeros((m, m), dtype=dtype) if start is None
                     else np.array(start, dtype=dtype))
-        rows = max(1, _GATHER_BYTES // (self.dtype.itemsize * max(m, 1)))
+        rows = max(1, min(n_rows, _GATHER_BYTES // (self.dtype.itemsize * max(m, 1))))
         self._buf = {sign: buffers.setdefault((self.dtype.str, sign), np.empty((0, m), dtype))
                      for sign in (1.0, -1.0)}
         self._buffers, self._rows = buffers, rows
