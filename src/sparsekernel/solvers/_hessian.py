@@ -7,12 +7,13 @@ instead of |active| m^2; late iterations change a few rows. A full rebuild happe
 than half of the active rows changed and every ``refresh_every`` updates (to bound drift).
 
 Mixed precision. While the active set is still changing wholesale (early iterations, where
-most of the work lies: from w = 0 every row is active), a rebuild computes the row Gram in
-float32, twice the speed of float64 and half the copy traffic. The Hessian only sets the
-search direction; the gradient, objective and stopping test stay in float64, so the solution
-is as accurate as before. Once the active set settles (the first iteration that would take
-the update path), H is rebuilt once in float64 and updated exactly from then on, so the last
-iterations converge as fast as with a float64 Hessian.
+most of the work lies: from w = 0 every row is active), H is built in float32, twice the
+speed of float64 and half the copy traffic: rebuilt, or updated in float32 by the changed rows
+when fewer rows changed than are active. The Hessian only sets the search direction; the
+gradient, objective and stopping test stay in float64, so the solution is as accurate as
+before. Once the active set settles (at most ``SETTLED`` of the active rows change), H is
+rebuilt once in float64 and updated exactly from then on, so the last iterations converge as
+fast as with a float64 Hessian.
 
 Contributions are gathered across row blocks and added to one (m, m) accumulator in few large
 products: a product per row block allocated, symmetrized, upcast and added a fresh m x m array
