@@ -30,7 +30,7 @@ import sys
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from _harness import mark_baseline, run_isolated, timed, write_results
+from _harness import load_note, mark_baseline, run_isolated, timed, write_results
 from sparsekernel import MapReduceSVC, ReducedSVC, SmoothSVC
 from sparsekernel.datasets import (
     find_shared_data,
@@ -112,6 +112,7 @@ def evaluate(name, method, blas_threads, quick):
 
 
 def table1(quick, datasets, out):
+    load = load_note()
     rows = []
     for name in datasets:
         spec = DATASETS[name]
@@ -133,8 +134,7 @@ def table1(quick, datasets, out):
                 "; quick: 4000 random train and test rows, M=200" if quick else ""),
             "each method loads, fits and predicts in its own fresh process; 'paper' columns "
             "are the review's Table 1 (CPU seconds on the authors' machine, not comparable)",
-            "the machine (2 cores) was shared with other jobs during the run: compare times "
-            "within one dataset only",
+            load + ": compare times within one dataset only",
             "MapReduceSVC's time includes starting and closing its in-process Dask cluster",
         ],
         "rows": rows,
@@ -197,6 +197,7 @@ def scale_run(kind, n_rows, n_parts, n_basis, n_test):
 
 
 def scale(quick, n_rows, out):
+    load = load_note()
     n_rows = 100_000 if quick else n_rows
     n_parts = max(2, n_rows // CHUNK_ROWS)
     n_basis = 32 if quick else 128
@@ -213,7 +214,7 @@ def scale(quick, n_rows, out):
             "the workers; the driver only sees per-chunk label counts and the reduced sets",
             "worker peak RSS: ru_maxrss of each worker process; with threads the worker "
             "shares the benchmark's process, so its figure includes the driver",
-            "the machine (2 cores, 24 GB) was shared with other jobs during the run",
+            load,
         ],
         "rows": rows,
     }
