@@ -35,7 +35,12 @@ import numpy as np
 from _harness import RESULTS, load_note, mark_baseline, run_isolated, timed, write_results
 from sparsekernel import LowRankSVC
 from sparsekernel.basis import KMeansBasis
-from sparsekernel.datasets import find_shared_data, load_svmlight_paths, make_checkerboard
+from sparsekernel.datasets import (
+    SvmlightChunks,
+    find_shared_data,
+    load_svmlight_paths,
+    make_checkerboard,
+)
 
 GAMMA_IJCNN, C_LOWRANK, C_LIBLINEAR, C_SVC = 2.0, 16.0, 8.0, 32.0
 K_GRID = (50, 100, 200, 500, 1000, 2000, 4000)
@@ -215,7 +220,8 @@ def evaluate_stream(path, k, chunk_size):
     mark_baseline()
     model = LowRankSVC(gamma=CB_GAMMA, C=CB_C, n_basis=k, chunk_size=chunk_size,
                        random_state=0)
-    _, fit_s = timed(model.fit_stream, path, n_features=2, dtype=np.float32)
+    chunks = SvmlightChunks(path, chunk_size, n_features=2, dtype=np.float32)
+    _, fit_s = timed(model.fit_stream, chunks)
     pred, predict_s = timed(model.predict, Xt)
     return {"fit_s": fit_s, "predict_s": predict_s, "rows_streamed": model.n_rows_seen_,
             "test_error_pct": 100.0 * np.mean(pred != yt), "k": k, "chunk_size": chunk_size,

@@ -77,13 +77,13 @@ def sine_run(seed):
                       "mse_vs_y": float(np.mean((pred - yt) ** 2)),
                       "n_support": int(getattr(model, "n_support_", len(X))), "fit_s": fit_s}
 
-    full, t = timed(LSSVR(gamma=GAMMA, C=C_SINE).fit, X, y)
+    full, t = timed(LSSVR(gamma=GAMMA, C=C_SINE, n_basis=None).fit, X, y)
     record("full LS-SVM (LSSVR)", full, t)
     kr = KernelRidge(alpha=1.0 / C_SINE, kernel="rbf", gamma=GAMMA)
     _, t = timed(kr.fit, X, y - y.mean())
     record("scikit-learn KernelRidge (alpha=1/C, centred y)", kr, t, kr.predict(Xt) + y.mean())
     sub = np.random.RandomState(seed).choice(len(X), NW, replace=False)
-    rand, t = timed(LSSVR(gamma=GAMMA, C=C_SINE).fit, X[sub], y[sub])
+    rand, t = timed(LSSVR(gamma=GAMMA, C=C_SINE, n_basis=None).fit, X[sub], y[sub])
     record(f"LS-SVM on a random {NW}-point subset (reference)", rand, t)
     pruned, t = timed(PrunedLSSVR(gamma=GAMMA, C=C_SINE, random_state=seed).fit, X, y)
     record("batch pruning (PrunedLSSVR, 5 %/round, tol 5 %)", pruned, t)
@@ -187,7 +187,8 @@ def ripley(quick):
                              "test_error_pct": 100 * (1 - model.score(Xte, yte)),
                              "model_size": M, "fit_s": t})
     g_grid = {"gamma": [0.5, 1.0, 2.0, 4.0, 8.0], "C": [1.0, 10.0, 100.0]}
-    for name, est in (("LSSVC exact (Gaussian)", LSSVC()), ("scikit-learn SVC", SVC())):
+    exact = LSSVC(n_basis=None)
+    for name, est in (("LSSVC exact (Gaussian)", exact), ("scikit-learn SVC", SVC())):
         best = cv_best(lambda e=est: e, g_grid if not quick else {"gamma": [2.0]}, Xtr, ytr)
         model, t = timed(est.set_params(**best).fit, Xtr, ytr)
         size = model.n_support_ if isinstance(model, LSSVC) else int(model.n_support_.sum())
@@ -210,7 +211,7 @@ def ida(name, n_splits, quick):
     k_grid = {"gamma": [g / 4, g, 4 * g], "C": [0.5, 2.0, 8.0]} if not quick else {"C": [1.0]}
     methods = [("LowRankLSSVC square robust_rbf",
                 LowRankLSSVC(random_state=0, max_iter=200), lr_grid),
-               ("LSSVC exact (Gaussian)", LSSVC(gamma=g), k_grid),
+               ("LSSVC exact (Gaussian)", LSSVC(gamma=g, n_basis=None), k_grid),
                ("scikit-learn SVC", SVC(gamma=g), k_grid)]
     rows = []
     for label, est, grid in methods:

@@ -83,7 +83,7 @@ def make_model(method, name, quick):
     if method.startswith("reduced"):
         return ReducedSVC(gamma=gamma, C=C, n_basis=M, random_state=0)
     n_jobs = 1 if method == "mapreduce_1core" else 2
-    return MapReduceSVC(n_parts=P, n_basis=M // P, gamma=gamma, C=C, n_jobs=n_jobs,
+    return MapReduceSVC(n_parts=P, n_basis=M, gamma=gamma, C=C, n_jobs=n_jobs,
                         random_state=0)
 
 
@@ -176,7 +176,7 @@ def scale_run(kind, n_rows, n_parts, n_basis, n_test):
         # Workers import the library once; that start-up is not part of the fit.
         client.run(importlib.import_module, "sparsekernel.distributed._parts")
         X, y = checkerboard_array(n_rows, seed=1)
-        model = MapReduceSVC(n_parts=n_parts, n_basis=n_basis, gamma=2.0, C=100.0,
+        model = MapReduceSVC(n_parts=n_parts, n_basis=n_parts * n_basis, gamma=2.0, C=100.0,
                              client=client, random_state=0)
         limit = (contextlib.nullcontext() if processes  # the nanny sets 1 BLAS thread
                  else threadpool_limits(limits=1, user_api="blas"))

@@ -81,7 +81,7 @@ def test_resolve_n_basis():
     assert resolve_n_basis(7, 50) == 7
     assert resolve_n_basis(0.1, 55) == 6
     assert resolve_n_basis(1.0, 55) == 55
-    with pytest.raises(ValueError, match="n_basis=60 .* \\(50\\)"):
+    with pytest.raises(ValueError, match="n_basis=60 .* \\(n_samples=50\\)"):
         resolve_n_basis(60, 50)
     for bad in (0, 1.5, -0.2, "many", True):
         with pytest.raises(ValueError, match="n_basis"):

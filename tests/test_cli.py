@@ -130,8 +130,11 @@ def test_fit_quiet_prints_nothing(clf_files, tmp_path, capsys):
 def test_fit_verbose_reaches_estimator(clf_files, tmp_path, capsys):
     status, _, err = _run(capsys, "fit", "-v", "-m", "10", clf_files[0], str(tmp_path / "m.skm"))
     assert status == 0
-    assert load(tmp_path / "m.skm").verbose == 1
-    assert "ReducedSVC" in err  # the progress bar
+    assert load(tmp_path / "m.skm").verbose == 1  # a bar over problems: none for one problem
+    status, _, err = _run(capsys, "fit", "-vv", "-m", "10", clf_files[0],
+                          str(tmp_path / "m.skm"))
+    assert status == 0 and load(tmp_path / "m.skm").verbose == 2
+    assert "[ReducedSVC] solved" in err  # a line per solve
 
 
 def test_demo_prints_table(capsys):
@@ -221,11 +224,17 @@ def test_error_bad_usage(argv, fragments, capsys):
     _assert_error(status, err, 2, *fragments)
 
 
-@pytest.mark.parametrize("option", [["-m", "5"], ["-b", "kmeans"], ["-p", "0.2"]])
+@pytest.mark.parametrize("option", [["--loss", "hinge"], ["--n-passes", "2"], ["-p", "0.2"]])
 def test_error_option_not_for_model(option, clf_files, tmp_path, capsys):
     argv = ["fit", "--model", "smooth", *option, clf_files[0], str(tmp_path / "m.skm")]
     status, _, err = _run(capsys, *argv)
     _assert_error(status, err, 2, option[0], "does not apply", "SmoothSVC")
+
+
+def test_smooth_model_refuses_a_basis_it_would_not_use(clf_files, tmp_path, capsys):
+    argv = ["fit", "--model", "smooth", "-b", "kmeans", clf_files[0], str(tmp_path / "m.skm")]
+    status, _, err = _run(capsys, *argv)
+    _assert_error(status, err, 1, "n_basis=None", "'kmeans'")
 
 
 def test_help_exits_zero(capsys):

@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
 from sparsekernel.datasets import (
+    SvmlightChunks,
     find_shared_data,
     load_banana,
     load_ida,
@@ -70,7 +71,9 @@ def test_banana_split_shapes_counts_and_seeds():
     np.testing.assert_array_equal(again[3], y_test)
     assert not np.array_equal(load_banana(random_state=1)[0], X_train)
     assert not np.array_equal(load_banana()[0], load_banana()[0])  # None: non-deterministic
-    assert load_banana(random_state=np.random.default_rng(0), n_train=1000)[0].shape == (1000, 2)
+    assert load_banana(random_state=np.random.RandomState(0), n_train=1000)[0].shape == (1000, 2)
+    with pytest.raises(ValueError, match="'random_state'.*Generator"):
+        load_banana(random_state=np.random.default_rng(0))
 
 
 @pytest.mark.parametrize("n_train", [0, 5300, 2.5])
@@ -158,6 +161,35 @@ def test_svmlight_errors(tmp_path):
         load_svmlight_paths(str(bad))
 
 
+def test_svmlight_chunks_are_re_iterable(tmp_path):
+    rng = np.random.default_rng(1)
+    X = np.round(rng.normal(size=(23, 4)), 3)
+    y = np.where(rng.normal(size=23) > 0, 1.0, -1.0)
+    path = _write(tmp_path / "d.svm.bz2", _svmlight_bytes(tmp_path, X, y))
+    chunks = SvmlightChunks(path, 10, n_features=4, dtype=np.float32)
+    first, second = list(chunks), list(chunks)  # every iteration reopens the file
+    assert [len(c[1]) for c in first] == [10, 10, 3] and "d.svm.bz2" in repr(chunks)
+    for (Xa, ya), (Xb, yb) in zip(first, second, strict=True):
+        np.testing.assert_array_equal(Xa, Xb)
+        np.testing.assert_array_equal(ya, yb)
+    np.testing.assert_allclose(np.vstack([c[0] for c in first]), X, rtol=1e-6)
+    assert first[0][0].dtype == np.float32
+    sparse = next(iter(SvmlightChunks(path, 5, dense=False)))[0]
+    assert sp.issparse(sparse) and sparse.shape == (5, 4)
+
+
+def test_svmlight_chunks_check_arguments_at_construction(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope.svm"):
+        SvmlightChunks(tmp_path / "nope.svm", 5)
+    path = _write(tmp_path / "d.svm", b"1 1:2\n")
+    with pytest.raises(ValueError, match="chunk_size"):
+        SvmlightChunks(path, 0)
+    with pytest.raises(ValueError, match="'zero_based'"):
+        SvmlightChunks(path, 5, zero_based="yes")
+    with pytest.raises(TypeError, match="path"):
+        SvmlightChunks(b"d.svm", 5)
+
+
 def test_svmlight_paths_real_a9a():
     folder = _shared("a9a")
     (X_train, y_train), (X_test, y_test) = load_svmlight_paths(
@@ -200,7 +232,7 @@ def test_checkerboard_reproducible_and_dtype():
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])
     assert not np.array_equal(a[0], make_checkerboard(300, noise=0.2, random_state=8)[0])
-    X32, y32 = make_checkerboard(20000, random_state=np.random.default_rng(1), dtype=np.float32)
+    X32, y32 = make_checkerboard(20000, random_state=1, dtype=np.float32)
     assert X32.dtype == np.float32 and X32.max() < 4
     np.testing.assert_array_equal(y32, _parity_labels(X32))
 

@@ -22,6 +22,7 @@ from sparsekernel import (
     ReducedKernelSIR,
     SmoothSVC,
 )
+from sparsekernel.basis import BasisResult, BasisSelector, RandomBasis
 from sparsekernel.decomposition._ksir import slice_labels
 from sparsekernel.io import load, save
 
@@ -58,6 +59,23 @@ def test_kpca_with_z_equal_x_equals_sklearn_kernel_pca(kernel, params):
         _assert_equal_up_to_sign(est.transform(X), ref.transform(X), atol=1e-6)
     np.testing.assert_allclose(est.explained_variance_, ref.eigenvalues_ / len(X_TRAIN),
                                rtol=1e-8)
+
+
+def test_kpca_n_basis_none_is_sklearn_kernel_pca():
+    """n_basis=None is the exact form: every training row is a basis point."""
+    ref = KernelPCA(3, kernel="rbf", gamma=0.3, eigen_solver="dense").fit(X_TRAIN)
+    est = ReducedKernelPCA(3, gamma=0.3, n_basis=None, basis="kmeans").fit(X_TRAIN)
+    np.testing.assert_array_equal(est.basis_, X_TRAIN)
+    np.testing.assert_array_equal(est.basis_indices_, np.arange(len(X_TRAIN)))
+    _assert_equal_up_to_sign(est.transform(X_NEW), ref.transform(X_NEW), atol=1e-6)
+
+
+@pytest.mark.parametrize("est", [ReducedKernelPCA(n_basis=None), ReducedKernelSIR(n_basis=None),
+                                 ReducedKernelCCA(n_basis=None)], ids=lambda e: type(e).__name__)
+def test_n_basis_none_is_refused_past_the_memory_budget(est):
+    est = clone(est).set_params(memory_budget=8 * 30**2)  # n = 40 rows need 40x40 (or 80x80)
+    with pytest.raises(ValueError, match=r"n_basis=None .* MiB"):
+        est.fit(X_TRAIN[:40], _Y)
 
 
 def test_kpca_random_basis_of_all_rows_is_the_full_kernel():
@@ -199,7 +217,7 @@ def test_kcca_ridge_keeps_correlations_below_one_for_large_bases():
 def test_kcca_random_basis_keeps_rows_paired():
     X, Y = _two_views(n=100)
     est = ReducedKernelCCA(n_basis=12, random_state=0).fit(X, Y)
-    np.testing.assert_array_equal(est.basis_x_, X[est.basis_indices_])
+    np.testing.assert_array_equal(est.basis_, X[est.basis_indices_])
     np.testing.assert_array_equal(est.basis_y_, Y[est.basis_indices_])
     assert est.transform(X).shape == (100, 2) and est.fit_transform(X, Y).shape == (100, 2)
 
@@ -335,3 +353,56 @@ def test_fit_million_rows_under_2gb_peak(cls):
                          capture_output=True, text=True, check=True, timeout=1800)
     peak = json.loads(out.stdout.strip().splitlines()[-1])["peak_mib"]
     assert peak < 2048, peak
+
+
+# ---------------------------------------------------------------- basis selectors
+
+
+class RecordingBasis(BasisSelector):
+    """Random rows (or, with ``rows=False``, copies that are not training rows); records the
+    kernel each call receives."""
+
+    def __init__(self, log=None, rows=True):
+        self.log = log
+        self.rows = rows
+
+    def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
+        self.log.append(kernel)
+        res = RandomBasis().select(X, y, n_basis=n_basis, random_state=random_state)
+        return res if self.rows else BasisResult(centers=res.centers.copy())
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_selector_receives_the_estimators_kernel(est):
+    log = []
+    est = clone(est).set_params(kernel="laplacian", gamma=0.3, basis=RecordingBasis(log))
+    est.fit(X_TRAIN[:40], X_TRAIN[:40, :2] if isinstance(est, ReducedKernelCCA) else _Y)
+    assert len(log) == 1  # KCCA: random rows of X are paired with the same rows of Y
+    assert log[0].name == "laplacian" and log[0].gamma == 0.3 == est.gamma_
+    assert est.basis_.shape == (10, 3)
+
+
+def test_kcca_selector_runs_on_each_view_with_that_views_kernel():
+    X, Y = _two_views(n=100)
+    log = []
+    est = ReducedKernelCCA(n_basis=12, basis=RecordingBasis(log, rows=False),
+                           random_state=0).fit(X, 10 * Y)
+    assert len(log) == 2 and est.basis_indices_ is None
+    assert log[0].gamma == est.gamma_ and log[1].gamma == est.gamma_y_
+    # gamma='scale' is resolved on each view
+    assert est.gamma_ == pytest.approx(1 / (4 * X.var()))
+    assert est.gamma_y_ == pytest.approx(1 / (3 * (10 * Y).var()))
+    assert est.basis_.shape == (12, 4) and est.basis_y_.shape == (12, 3)
+
+
+def test_rank_tolerance_keeps_float32_singular_covariances_stable():
+    """12 linear-kernel basis points in 5-d: a rank-5 covariance. float32 kernel blocks give
+    its null space eigenvalues of ~eps32^2, which the rank tolerance (not the 10 eps floor)
+    must treat as zero, or whitening blows the noise up into the directions."""
+    X, y, _ = _sir_data(n=5000)
+    X = X + 3.0
+    kw = dict(n_slices=10, kernel="linear", n_basis=12, ridge=0.0, random_state=0)
+    ref = ReducedKernelSIR(4, **kw).fit(X, y)
+    got = ReducedKernelSIR(4, **kw).fit(X.astype(np.float32), y)
+    np.testing.assert_allclose(got.eigenvalues_, ref.eigenvalues_, rtol=1e-3)
+    np.testing.assert_allclose(got.transform(X.astype(np.float32)).std(axis=0), 1.0, rtol=1e-3)

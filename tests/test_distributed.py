@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file, make_blobs, make_moons
 
 from sparsekernel import ReducedSVC, SmoothSVC
+from sparsekernel.basis import RandomBasis
 from sparsekernel.distributed import MapReduceSVC, parallel_predict
 from sparsekernel.distributed._parts import deal, start_offsets
 
@@ -22,6 +23,11 @@ distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
 PARAMS = dict(gamma=2.0, C=10.0, n_basis=20, random_state=0)
+
+
+def _mr(n_parts, **params):
+    """MapReduceSVC with 20 basis functions per part (n_basis counts all of them)."""
+    return MapReduceSVC(n_parts=n_parts, **{**PARAMS, "n_basis": 20 * n_parts, **params})
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +79,7 @@ def test_deal_over_blocks_is_as_balanced_as_one_deal():
 # ------------------------------------------------------------------ correctness
 def test_one_part_equals_reduced_svc_then_linear_ssvm(moons):
     X, y = moons
-    mr = MapReduceSVC(n_parts=1, final_C=3.0, **PARAMS).fit(X, y)
+    mr = _mr(1, final_C=3.0).fit(X, y)
     part = ReducedSVC(gamma=2.0, C=10.0, basis=mr.basis_).fit(X, y)
     np.testing.assert_allclose(mr.part_decision_function(X)[:, 0], part.decision_function(X),
                                rtol=1e-6, atol=1e-8)
@@ -91,10 +97,10 @@ def _labels_of(Z, X, y):
 
 def test_same_random_state_gives_identical_models(moons):
     X, y = moons
-    a = MapReduceSVC(n_parts=3, **PARAMS).fit(X, y)
-    b = MapReduceSVC(n_parts=3, **PARAMS).fit(X, y)
+    a = _mr(3).fit(X, y)
+    b = _mr(3).fit(X, y)
     _same_model(a, b)
-    c = MapReduceSVC(n_parts=3, **{**PARAMS, "random_state": 1}).fit(X, y)
+    c = _mr(3, random_state=1).fit(X, y)
     assert not np.array_equal(a.basis_, c.basis_)
     assert a.score(X, y) > 0.95 and a.part_n_samples_.sum() == len(y)
     assert np.ptp(a.part_n_samples_) <= 1
@@ -102,18 +108,17 @@ def test_same_random_state_gives_identical_models(moons):
 
 def test_dask_array_in_one_chunk_equals_numpy_and_many_chunks_stay_balanced(moons):
     X, y = moons
-    ref = MapReduceSVC(n_parts=3, **PARAMS).fit(X, y)
-    one = MapReduceSVC(n_parts=3, **PARAMS).fit(da.from_array(X, chunks=(800, 2)),
-                                               da.from_array(y, chunks=800))
+    ref = _mr(3).fit(X, y)
+    one = _mr(3).fit(da.from_array(X, chunks=(800, 2)), da.from_array(y, chunks=800))
     _same_model(ref, one)
-    four = MapReduceSVC(n_parts=3, n_jobs=2, **PARAMS).fit(
+    four = _mr(3, n_jobs=2).fit(
         da.from_array(X, chunks=(200, 2)), da.from_array(y, chunks=200))
     assert four.score(X, y) > 0.95 and np.ptp(four.part_n_samples_) <= 1
     # Weights follow their rows through the deal (dask weights rechunked to X's chunks).
-    ones = MapReduceSVC(n_parts=3, **PARAMS).fit(
+    ones = _mr(3).fit(
         da.from_array(X, chunks=(200, 2)), y, sample_weight=da.ones(len(y), chunks=400))
     _same_model(four, ones)
-    heavy = MapReduceSVC(n_parts=3, **PARAMS).fit(
+    heavy = _mr(3).fit(
         da.from_array(X, chunks=(200, 2)), y, sample_weight=np.where(y == 1, 3.0, 1.0))
     assert not np.allclose(heavy.coef_, four.coef_)
 
@@ -125,9 +130,9 @@ def test_libsvm_files_read_by_workers_equal_dask_chunks(moons, tmp_path):
     for i, rows in enumerate((slice(0, 500), slice(500, 800))):
         paths.append(tmp_path / f"part{i}.svm")
         dump_svmlight_file(X[rows], y_pm[rows], str(paths[-1]), zero_based=False)
-    from_files = MapReduceSVC(n_parts=2, **PARAMS).fit([str(p) for p in paths])
-    chunks = MapReduceSVC(n_parts=2, **PARAMS).fit(da.from_array(X, chunks=((500, 300), 2)),
-                                                  da.from_array(y_pm, chunks=((500, 300),)))
+    from_files = _mr(2).fit([str(p) for p in paths])
+    chunks = _mr(2).fit(da.from_array(X, chunks=((500, 300), 2)),
+                        da.from_array(y_pm, chunks=((500, 300),)))
     assert sp.issparse(from_files.basis_)
     _same_model(from_files, chunks, exact=False)
     with pytest.raises(ValueError, match="labels come from the files"):
@@ -137,16 +142,56 @@ def test_libsvm_files_read_by_workers_equal_dask_chunks(moons, tmp_path):
 def test_multiclass_is_one_vs_rest_on_all_part_scores():
     X, y = make_blobs(600, centers=3, cluster_std=1.0, random_state=0)
     labels = np.array(["a", "b", "c"])[y]
-    mr = MapReduceSVC(n_parts=2, gamma=0.5, n_basis=15, random_state=0).fit(X, labels)
+    mr = MapReduceSVC(n_parts=2, gamma=0.5, n_basis=30, random_state=0).fit(X, labels)
     assert mr.part_coef_.shape == (30, 6) and mr.coef_.shape == (3, 6)
     assert mr.decision_function(X).shape == (600, 3)
     assert set(mr.predict(X)) <= set(labels) and mr.score(X, labels) > 0.85
 
 
+def test_n_basis_counts_every_basis_function_split_over_the_parts(moons):
+    X, y = moons
+    mr = MapReduceSVC(n_parts=3, n_basis=10, gamma=2.0, random_state=0).fit(X, y)
+    assert mr.basis_.shape[0] == mr.n_support_ == 10
+    np.testing.assert_array_equal(np.diff(mr.part_offsets_), [4, 3, 3])
+    frac = MapReduceSVC(n_parts=3, n_basis=0.1, gamma=2.0, random_state=0).fit(X, y)
+    assert frac.basis_.shape[0] == 80
+
+
+class _Recording(RandomBasis):
+    """Random rows; records the kernel of every call (the embedded cluster runs parts in
+    this process, so the module-level list sees the workers' calls)."""
+
+    def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
+        _KERNELS_SEEN.append(kernel)
+        return super().select(X, y, n_basis=n_basis, random_state=random_state)
+
+
+_KERNELS_SEEN = []
+
+
+def test_parts_hand_their_selector_the_resolved_kernel(moons):
+    X, y = moons
+    _KERNELS_SEEN.clear()
+    mr = MapReduceSVC(n_parts=2, kernel="laplacian", n_basis=20, basis=_Recording(),
+                      random_state=0).fit(X, y)
+    assert len(_KERNELS_SEEN) == 2
+    for kernel in _KERNELS_SEEN:
+        assert kernel.name == "laplacian" and kernel.gamma == mr.gamma_
+    assert mr.gamma_ == pytest.approx(1 / (2 * X.var()))  # 'scale' resolved on all rows
+
+
+def test_verbose_2_reports_parts_and_final_solves(moons, capfd):
+    X, y = moons
+    _mr(2, verbose=2).fit(X, y)
+    err = capfd.readouterr().err
+    assert "[MapReduceSVC] part 0 fitted" in err and "[MapReduceSVC] part 1 fitted" in err
+    assert "[MapReduceSVC] solved" in err
+
+
 def test_sparse_float32_input_and_sample_weight(moons):
     X, y = moons
     Xs = sp.csr_matrix(X.astype(np.float32))
-    mr = MapReduceSVC(n_parts=2, **PARAMS).fit(Xs, y, sample_weight=np.full(len(y), 2.0))
+    mr = _mr(2).fit(Xs, y, sample_weight=np.full(len(y), 2.0))
     assert sp.issparse(mr.basis_) and mr.basis_.dtype == np.float32
     assert mr.score(Xs, y) > 0.95
 
@@ -170,7 +215,7 @@ def test_one_class_and_wrong_width_are_rejected(moons):
     X, y = moons
     with pytest.raises(ValueError, match="at least 2 classes"):
         MapReduceSVC(n_parts=2).fit(X, np.zeros(len(y)))
-    mr = MapReduceSVC(n_parts=2, **PARAMS).fit(X, y)
+    mr = _mr(2).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         mr.predict(np.ones((3, 5)))
 
@@ -178,13 +223,12 @@ def test_one_class_and_wrong_width_are_rejected(moons):
 # ---------------------------------------------------------- clusters and prediction
 def test_users_cluster_by_address_gives_the_embedded_result(moons):
     X, y = moons
-    ref = MapReduceSVC(n_parts=3, **PARAMS).fit(X, y)
+    ref = _mr(3).fit(X, y)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
-        by_address = MapReduceSVC(n_parts=3, client=cluster.scheduler_address,
-                                  **PARAMS).fit(X, y)
+        by_address = _mr(3, client=cluster.scheduler_address).fit(X, y)
         with distributed.Client(cluster, set_as_default=False) as client:
-            by_client = MapReduceSVC(n_parts=3, client=client, **PARAMS).fit(X, y)
+            by_client = _mr(3, client=client).fit(X, y)
             assert client.status == "running"  # a user's client is left open
             # A fitted model travels to workers (parallel_predict): the Client pickles as
             # its address, and the estimator keeps its Client.
@@ -205,7 +249,7 @@ def test_parallel_predict_matches_numpy_for_any_model(moons):
     scores = parallel_predict(multi, da.from_array(Xb, chunks=(100, 2)), "decision_function")
     assert scores.shape == (300, 3)
     np.testing.assert_allclose(scores.compute(scheduler="sync"), multi.decision_function(Xb))
-    mr = MapReduceSVC(n_parts=2, **PARAMS).fit(X, y)
+    mr = _mr(2).fit(X, y)
     np.testing.assert_allclose(mr.decision_function(Xd).compute(scheduler="sync"),
                                mr.decision_function(X))
     with pytest.raises(TypeError, match="dask array"):
@@ -230,7 +274,7 @@ def test_save_load_round_trip(moons, tmp_path):
     from sparsekernel.io import load, save
 
     X, y = moons
-    mr = MapReduceSVC(n_parts=2, **PARAMS).fit(X, y)
+    mr = _mr(2).fit(X, y)
     save(mr, tmp_path / "mr.skm")
     back = load(tmp_path / "mr.skm")
     np.testing.assert_array_equal(back.decision_function(X), mr.decision_function(X))
@@ -291,7 +335,7 @@ def _kill_first_worker_running(client, prefix, pids, deadline):
 
 def test_killed_worker_during_map_does_not_lose_the_fit():
     X, y = make_moons(12_000, noise=0.2, random_state=0)
-    params = dict(n_parts=4, gamma=2.0, C=10.0, n_basis=300, random_state=0)
+    params = dict(n_parts=4, gamma=2.0, C=10.0, n_basis=1200, random_state=0)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster, set_as_default=False) as client:

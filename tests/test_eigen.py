@@ -106,3 +106,10 @@ def test_canonical_correlations_match_textbook_formula(rng):
     np.testing.assert_allclose(res.vectors.T @ S11 @ res.vectors, np.eye(3), atol=1e-10)
     np.testing.assert_allclose(res.vectors.T @ S12 @ res.vectors_y, np.diag(res.values),
                                atol=1e-10)
+
+
+def test_inverse_sqrt_default_is_the_one_eigenvalue_floor():
+    """rcond='auto' keeps eigenvalues above 10 eps of the largest; a number drops below it."""
+    A = np.diag([1.0, 1e-12, 1e-16])
+    assert inverse_sqrt(A).shape == (3, 2)
+    assert inverse_sqrt(A, rcond=1e-10).shape == (3, 1)

@@ -1,5 +1,6 @@
 """LowRankSVC: Proposition 2 against the foundation's solver, streaming, memory, persistence."""
 
+import gzip
 import tracemalloc
 
 import numpy as np
@@ -8,7 +9,9 @@ from scipy.optimize import minimize
 from sklearn.datasets import make_blobs
 
 from sparsekernel import LowRankSVC, ReducedSVC
-from sparsekernel.datasets import make_checkerboard
+from sparsekernel.base import FitInterruptedWarning
+from sparsekernel.basis import BasisSelector, RandomBasis
+from sparsekernel.datasets import SvmlightChunks, make_checkerboard
 from sparsekernel.io import load, save
 from sparsekernel.kernels import rbf_kernel
 from sparsekernel.solvers import SquaredSmoothHinge, newton_armijo
@@ -101,7 +104,7 @@ def test_lowrank_file_array_iterable_and_partial_fit_sources_agree(board, tmp_pa
     dump_svmlight_file(X, y, str(path), zero_based=False)
     kw = dict(gamma=GAMMA, C=C, n_basis=10, basis="random", random_state=0, chunk_size=200)
     a = LowRankSVC(**kw).fit_stream((X, y))
-    b = LowRankSVC(**kw).fit_stream(str(path), n_features=2)
+    b = LowRankSVC(**kw).fit_stream(SvmlightChunks(path, 200, n_features=2))
     c = LowRankSVC(**kw).fit_stream(iter([(X[i:i + 200], y[i:i + 200])
                                           for i in range(0, 600, 200)]))
     d = LowRankSVC(**kw)
@@ -170,6 +173,8 @@ def test_lowrank_stream_errors(board):
         LowRankSVC(n_basis=5).fit_stream([(X, y), (np.ones((5, 3)), np.ones(5))])
     with pytest.raises(ValueError, match="empty"):
         LowRankSVC().fit_stream([])
+    with pytest.raises(TypeError, match="SvmlightChunks"):
+        LowRankSVC().fit_stream("board.libsvm")
     with pytest.raises(ValueError, match="loss"):
         LowRankSVC(loss="log").fit(X, y)
 
@@ -207,3 +212,73 @@ def test_cholesky_whitening_subsets_basis_indices_and_per_centre_widths(board):
     np.testing.assert_array_equal(est.basis_, Xd[est.basis_indices_])
     est = LowRankSVC(C=C, n_basis=30, basis="clustering", random_state=0).fit(X, y)
     assert np.ndim(est.gamma_) == 1 and len(est.gamma_) == len(est.basis_)
+
+
+def test_lowrank_file_chunks_are_re_iterable_for_several_passes(board, tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+
+    X, y = board
+    path = tmp_path / "board.libsvm.gz"
+    with gzip.open(path, "wb") as fh:
+        dump_svmlight_file(X, y, fh, zero_based=False)
+    kw = dict(gamma=GAMMA, C=C, n_basis=10, basis="random", random_state=0, chunk_size=150,
+              n_passes=3)
+    a = LowRankSVC(**kw).fit_stream((X, y))
+    b = LowRankSVC(**kw).fit_stream(SvmlightChunks(path, 150, n_features=2))
+    np.testing.assert_allclose(b.coef_, a.coef_, atol=1e-10)
+    assert b.n_rows_seen_ == 600
+
+
+def test_lowrank_rcond_is_a_parameter_and_changes_the_kept_components(board):
+    X, y = board
+    est = LowRankSVC(gamma=0.05, C=C, n_basis=60, basis="random", random_state=0,
+                     whitening="eigh")
+    assert est.get_params()["rcond"] == "auto"
+    r_auto = est.fit(X, y).normalization_.shape[1]
+    est.set_params(rcond=1e-4)
+    r_floor = est.fit(X, y).normalization_.shape[1]
+    assert r_floor < r_auto and len(est.eigenvalues_) == r_floor
+    assert est.eigenvalues_.min() > 1e-4 * est.eigenvalues_.max()
+    chol = LowRankSVC(gamma=0.05, C=C, n_basis=60, basis="random", random_state=0,
+                      rcond=1e-4).fit(X, y)
+    assert len(chol.basis_) < 60 and len(chol.basis_indices_) == len(chol.basis_)
+    with pytest.raises(ValueError, match="rcond"):
+        LowRankSVC(rcond=-1.0).fit(X, y)
+
+
+class _RecordingBasis(BasisSelector):
+    def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
+        self.kernel_ = kernel
+        return RandomBasis().select(X, y, n_basis=n_basis, random_state=random_state)
+
+
+def test_lowrank_selector_receives_the_estimators_kernel(board):
+    X, y = board
+    rec = _RecordingBasis()
+    est = LowRankSVC(kernel="laplacian", gamma=0.3, n_basis=10, basis=rec,
+                     random_state=0).fit(X, y)
+    assert rec.kernel_.name == "laplacian" and rec.kernel_.gamma == 0.3 == est.gamma_
+    rec = _RecordingBasis()
+    est = LowRankSVC(n_basis=10, basis=rec, random_state=0).fit_stream((X, y))
+    assert rec.kernel_.name == "rbf" and rec.kernel_.gamma == est.gamma_
+
+
+def test_lowrank_stream_interrupt_warns_and_keeps_the_model(board, monkeypatch):
+    X, y = board
+    from sparsekernel.solvers import SelectiveBlockMinimization
+
+    original = SelectiveBlockMinimization.step
+    calls = []
+
+    def step(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SelectiveBlockMinimization, "step", step)
+    est = LowRankSVC(gamma=GAMMA, C=C, n_basis=10, basis="random", random_state=0,
+                     chunk_size=100)
+    with pytest.warns(FitInterruptedWarning, match="LowRankSVC fit interrupted.*200 rows"):
+        est.fit_stream((X, y))
+    assert est.coef_.shape == (1, est.normalization_.shape[1]) and np.any(est.coef_ != 0)

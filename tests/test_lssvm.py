@@ -12,11 +12,13 @@ from sparsekernel import (
     PrunedLSSVC,
     PrunedLSSVR,
 )
-from sparsekernel.basis import KMedoidsBasis
+from sparsekernel.base import FitInterruptedWarning
+from sparsekernel.basis import BasisSelector, KMedoidsBasis, RandomBasis
 from sparsekernel.features._learnable import basis_values
+from sparsekernel.features._lowrank_fit import criterion_gradient
 from sparsekernel.io import load, save
-from sparsekernel.lssvm._lowrank import criterion_gradient
 from sparsekernel.solvers import ArrayBlocks, IncrementalLSSVM, lssvm_dual, lssvm_primal
+from sparsekernel.solvers.least_squares import lssvm_normal_equations
 
 
 def _rbf(A, B, gamma):
@@ -75,6 +77,10 @@ def test_lssvm_primal_matches_uncentred_normal_equations(reg_data):
         assert abs(res.intercept - ref[m]) < 1e-9
     e = y - F @ res.coef - res.intercept
     assert res.objective == pytest.approx(0.5 * ref[:m] @ ref[:m] + 0.5 * C * s @ e**2)
+    # The factored equations a caller reuses: the factor is of the ridge-augmented gram.
+    ne = lssvm_normal_equations(F, y, C, s)
+    np.testing.assert_allclose(ne.L @ ne.L.T, ne.gram, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ne.solve(ne.rhs), res.coef, rtol=1e-12, atol=1e-14)
 
 
 def test_lowrank_closed_form_matches_n_by_n_dual(reg_data):
@@ -122,7 +128,7 @@ def test_incremental_solver_matches_fresh_solve_after_10000_updates(refactor_eve
 def test_exact_lssvr_matches_dense_bordered_solve(reg_data):
     X, y = reg_data
     s = np.random.RandomState(5).uniform(0.5, 2.0, len(y))
-    model = LSSVR(gamma=0.7, C=3.0).fit(X, y, sample_weight=s)
+    model = LSSVR(gamma=0.7, C=3.0, n_basis=None).fit(X, y, sample_weight=s)
     alpha, b = _bordered(_rbf(X, X, 0.7), y, 3.0, s)
     np.testing.assert_allclose(model.coef_, alpha, atol=1e-9)
     assert model.intercept_ == pytest.approx(b, abs=1e-10)
@@ -132,11 +138,11 @@ def test_exact_lssvr_matches_dense_bordered_solve(reg_data):
 
 def test_reduced_with_all_rows_as_basis_equals_exact(reg_data):
     X, y = reg_data
-    exact = LSSVR(gamma=0.7, C=3.0).fit(X, y)
+    exact = LSSVR(gamma=0.7, C=3.0, n_basis=None).fit(X, y)
     reduced = LSSVR(gamma=0.7, C=3.0, n_basis="auto", basis=X).fit(X, y)
     np.testing.assert_allclose(reduced.predict(X), exact.predict(X), atol=1e-6)
     yc = np.digitize(y, [-0.5, 0.5])  # three classes, one-vs-rest
-    exact_c = LSSVC(gamma=0.7, C=3.0).fit(X, yc)
+    exact_c = LSSVC(gamma=0.7, C=3.0, n_basis=None).fit(X, yc)
     reduced_c = LSSVC(gamma=0.7, C=3.0, n_basis=1.0, basis=X).fit(X, yc)
     np.testing.assert_allclose(reduced_c.decision_function(X), exact_c.decision_function(X),
                                atol=1e-6)
@@ -152,19 +158,85 @@ def test_reduced_lssvr_streams_blocks_past_memory_budget(reg_data):
 def test_lssvc_multiclass_is_one_vs_rest_regression(reg_data):
     X, y = reg_data
     labels = np.array(["a", "b", "c"])[np.digitize(y, [-0.5, 0.5])]
-    clf = LSSVC(gamma=0.7, C=2.0).fit(X, labels)
+    clf = LSSVC(gamma=0.7, C=2.0, n_basis=None).fit(X, labels)
     for k, c in enumerate(clf.classes_):
-        reg = LSSVR(gamma=0.7, C=2.0).fit(X, np.where(labels == c, 1.0, -1.0))
+        reg = LSSVR(gamma=0.7, C=2.0, n_basis=None).fit(X, np.where(labels == c, 1.0, -1.0))
         np.testing.assert_allclose(clf.decision_function(X)[:, k], reg.predict(X), atol=1e-9)
 
 
 def test_exact_fit_refuses_past_memory_budget_with_estimate(reg_data):
     X, y = reg_data
     with pytest.raises(ValueError, match=r"about 0 MiB.*memory_budget=0 MiB.*n_basis"):
-        LSSVR(memory_budget=1000).fit(X, y)
+        LSSVR(memory_budget=1000, n_basis=None).fit(X, y)
     big = np.zeros((2000, 1))
     with pytest.raises(ValueError, match="n=2000 rows.*about 92 MiB"):
-        LSSVR(memory_budget="10MB").fit(big, np.arange(2000.0))
+        LSSVR(memory_budget="10MB", n_basis=None).fit(big, np.arange(2000.0))
+
+
+def test_default_is_reduced_on_min_n_1000_basis_functions():
+    # 3000 rows: the exact fit needs ~206 MiB and is refused under a 100 MB budget; the
+    # default (n_basis='auto') fits on 1000 basis functions.
+    rng = np.random.RandomState(11)
+    X = rng.uniform(-2, 2, (3000, 2))
+    y = (np.sin(2 * X[:, 0]) > X[:, 1]).astype(int)
+    with pytest.raises(ValueError, match="n=3000 rows.*about 206 MiB"):
+        LSSVC(memory_budget="100MB", n_basis=None).fit(X, y)
+    clf = LSSVC(memory_budget="100MB", random_state=0).fit(X, y)
+    assert clf.n_support_ == 1000 and clf.basis_indices_.shape == (1000,)
+    assert clf.score(X, y) > 0.9
+
+
+def test_default_on_small_n_equals_the_exact_lssvm(reg_data):
+    # 'auto' = min(n, 1000) = n rows: the basis spans every training row, so the reduced
+    # model is the exact one (the known answer: reduced with Z = X equals exact).
+    X, y = reg_data
+    exact = LSSVR(gamma=0.7, C=3.0, n_basis=None).fit(X, y)
+    default = LSSVR(gamma=0.7, C=3.0, random_state=0).fit(X, y)
+    assert default.n_support_ == len(X)
+    np.testing.assert_allclose(default.predict(X), exact.predict(X), atol=1e-6)
+    assert default.objective_ == pytest.approx(exact.objective_, rel=1e-6)
+
+
+class _RecordingSelector(BasisSelector):
+    def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
+        self.seen_kernel = kernel
+        return RandomBasis().select(X, y, n_basis=n_basis, random_state=random_state)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "gaussian", "laplacian", "poly"])
+def test_basis_selector_receives_the_estimators_kernel(kernel, reg_data):
+    X, y = reg_data
+    selector = _RecordingSelector()
+    clf = LSSVC(kernel=kernel, n_basis=10, basis=selector, random_state=0).fit(X, y > 0)
+    seen = clf.basis.seen_kernel
+    assert seen is not None
+    expected = {"gaussian": "rbf", "poly": "polynomial"}.get(kernel, kernel)
+    assert seen.name == expected and seen.gamma == clf.gamma_
+
+
+def _stderr_lines(capfd, marker):
+    return [line for line in capfd.readouterr().err.splitlines() if marker in line]
+
+
+@pytest.mark.parametrize("n_basis", [None, 20])
+def test_verbose_2_prints_a_line_per_solve(n_basis, capfd, reg_data):
+    X, y = reg_data
+    LSSVC(gamma=0.7, n_basis=n_basis, random_state=0, verbose=2).fit(X, y > 0)
+    lines = _stderr_lines(capfd, "[LSSVC]")
+    assert len(lines) == 1 and "solved" in lines[0] and "objective=" in lines[0]
+    LSSVC(gamma=0.7, n_basis=n_basis, random_state=0).fit(X, y > 0)
+    assert _stderr_lines(capfd, "[LSSVC]") == []
+
+
+def test_verbose_2_reports_pruning_rounds_stream_chunks_and_iterations(capfd, reg_data):
+    X, y = reg_data
+    pruned = PrunedLSSVR(gamma=0.7, C=10.0, random_state=0, verbose=2).fit(X, y)
+    rounds = _stderr_lines(capfd, "pruning round")
+    assert len(rounds) == len(pruned.pruning_path_["n_support"])
+    OnlineLSSVR(gamma=0.7, n_basis=20, verbose=2).fit(X, y)
+    assert len(_stderr_lines(capfd, "[OnlineLSSVR]")) == 2  # one chunk, one final solve
+    lr = LowRankLSSVR(n_basis=3, max_iter=4, random_state=0, verbose=2).fit(X, y)
+    assert len(_stderr_lines(capfd, "iteration")) == lr.n_iter_ + 1
 
 
 # ----------------------------------------------------------------------------- pruning
@@ -183,7 +255,8 @@ def test_batch_pruning_path_and_stopping_rule(reg_data):
     assert errs[-1] > errs[0] * 1.1 or sizes[-1] - np.ceil(0.05 * sizes[-1]) < 2
     assert model.n_support_ == (sizes[-2] if errs[-1] > errs[0] * 1.1 else sizes[-1])
     # The kept model is the exact LS-SVM on its support vectors.
-    refit = LSSVR(gamma=0.7, C=10.0).fit(X[model.basis_indices_], y[model.basis_indices_])
+    refit = LSSVR(gamma=0.7, C=10.0, n_basis=None).fit(X[model.basis_indices_],
+                                                        y[model.basis_indices_])
     np.testing.assert_allclose(model.predict(Xv), refit.predict(Xv), atol=1e-9)
 
 
@@ -214,7 +287,7 @@ def test_online_pruning_matches_fresh_solves_at_every_arrival(reg_data):
     keep = _online_reference(X, y, 25, 0.7, 10.0)
     got = {tuple(row) for row in model.basis_}
     assert got == {tuple(row) for row in X[keep]}
-    exact = LSSVR(gamma=0.7, C=10.0).fit(X[keep], y[keep])
+    exact = LSSVR(gamma=0.7, C=10.0, n_basis=None).fit(X[keep], y[keep])
     np.testing.assert_allclose(model.predict(X), exact.predict(X), atol=1e-8)
     assert model.n_samples_seen_ == len(X)
 
@@ -232,7 +305,7 @@ def test_online_partial_fit_point_by_point_equals_fit(reg_data):
 def test_online_under_budget_is_the_exact_lssvm(reg_data):
     X, y = reg_data
     online = OnlineLSSVR(gamma=0.7, C=3.0, n_basis=100).fit(X, y)
-    exact = LSSVR(gamma=0.7, C=3.0).fit(X, y)
+    exact = LSSVR(gamma=0.7, C=3.0, n_basis=None).fit(X, y)
     np.testing.assert_allclose(online.predict(X), exact.predict(X), atol=1e-9)
 
 
@@ -283,7 +356,7 @@ def test_lowrank_ripley_beats_a_linear_boundary():
 
     Xtr, ytr, Xte, yte = load_ripley()
     clf = LowRankLSSVC(n_basis=4, random_state=0).fit(Xtr, ytr)
-    assert clf.coef_.shape == (1, 4) and clf.centers_.shape == (4, 2)
+    assert clf.coef_.shape == (1, 4) and clf.basis_.shape == (4, 2) and clf.n_support_ == 4
     assert np.all(clf.shapes_ > 0)
     assert clf.history_[clf.best_iter_, 0] == pytest.approx(clf.objective_)
     assert clf.objective_ <= clf.history_[0, 0]
@@ -325,10 +398,30 @@ def test_lowrank_reseeds_dead_sbf_units(reg_data):
     assert np.all(model.transform_bases(X).max(axis=0) > 0)
 
 
+def test_lowrank_interrupt_keeps_the_best_iterate(monkeypatch, reg_data):
+    import sparsekernel.features._lowrank_fit as lowrank_fit
+
+    X, y = reg_data
+    calls = {"n": 0}
+    real = lowrank_fit.basis_gradient
+
+    def interrupted_on_the_third_step(*args):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(lowrank_fit, "basis_gradient", interrupted_on_the_third_step)
+    with pytest.warns(FitInterruptedWarning, match="interrupted at iteration 2"):
+        model = LowRankLSSVR(n_basis=3, criterion="objective", random_state=0).fit(X, y)
+    assert model.n_iter_ == 2 and len(model.history_) == 3
+    assert model.objective_ == pytest.approx(model.history_[:, 0].min())
+
+
 def test_lowrank_prediction_in_input_units(reg_data):
     X, y = reg_data
     model = LowRankLSSVR(n_basis=4, max_iter=10, random_state=0).fit(X * [1.0, 100.0], y)
-    Phi = basis_values(X * [1.0, 100.0], model.centers_, model.shapes_, "robust_rbf")
+    Phi = basis_values(X * [1.0, 100.0], model.basis_, model.shapes_, "robust_rbf")
     np.testing.assert_allclose(model.predict(X * [1.0, 100.0]),
                                Phi @ model.coef_ + model.intercept_, atol=1e-12)
 
@@ -376,7 +469,7 @@ def test_pruned_rejects_mismatched_validation_set(reg_data):
 
 # ----------------------------------------------------------------------------- persistence
 @pytest.mark.parametrize("est", [
-    LSSVR(gamma=0.5), LSSVC(gamma=0.5, n_basis=20, random_state=0),
+    LSSVR(gamma=0.5, n_basis=None), LSSVC(gamma=0.5, n_basis=20, random_state=0),
     PrunedLSSVR(random_state=0), LowRankLSSVC(n_basis=3, max_iter=5, random_state=0),
     LowRankLSSVR(n_basis=3, max_iter=5, basis_function="sbf", random_state=0),
 ], ids=lambda e: type(e).__name__)

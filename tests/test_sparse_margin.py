@@ -4,17 +4,26 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 from sklearn.datasets import load_iris, make_moons
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from sparsekernel import (
     ReducedSetSVC,
+    ReducedSVC,
     SparseFisherDiscriminant,
     SparseMarginClassifier,
     compress_svc,
 )
+from sparsekernel.basis import BasisSelector, RandomBasis
 from sparsekernel.io import load, save
 from sparsekernel.kernels import Kernel
-from sparsekernel.sparse_margin import kernel_expansion, modified_rsvm, reduced_set_rbf
+from sparsekernel.sparse_margin import (
+    FisherBasis,
+    SparseMarginBasis,
+    kernel_expansion,
+    modified_rsvm,
+    reduced_set_rbf,
+)
 from sparsekernel.sparse_margin._basis_svm import BasisSVM
 from sparsekernel.sparse_margin._fisher import FisherBasisObjective
 
@@ -38,7 +47,7 @@ def _finite_difference(fun, Z, h=1e-6):
 
 
 def _svm_problem(loss, targets=(Y_SMALL,), C=2.0):
-    return BasisSVM(Kernel("rbf", gamma=0.5), X_SMALL, list(targets), C=C, loss=loss,
+    return BasisSVM(Kernel("rbf", gamma=0.5), X_SMALL, np.column_stack(targets), C=C, loss=loss,
                     sample_weight=None, tol=1e-13, max_iter=200000, random_state=0)
 
 
@@ -55,7 +64,8 @@ def test_slmc_gradient_matches_finite_differences_of_resolved_W(loss):
 def test_sparse_fisher_gradient_matches_finite_differences():
     sw = np.linspace(0.5, 2.0, len(Y_SMALL))
     targets = [Y_SMALL, -Y_SMALL * np.sign(X_SMALL[:, 2])]
-    fisher = FisherBasisObjective(Kernel("rbf", gamma=0.5), X_SMALL, targets, sw, 1e-2)
+    fisher = FisherBasisObjective(Kernel("rbf", gamma=0.5), X_SMALL, np.column_stack(targets),
+                                  sw, 1e-2)
     Z = X_SMALL[:5] + 0.1
     W, grad = fisher.value_and_grad(Z)
     fd = _finite_difference(lambda Zx: fisher.value_and_grad(Zx)[0], Z)
@@ -150,7 +160,7 @@ def test_reduced_set_residual_is_orthogonal_and_shrinks(svc_moons):
     k = Kernel("rbf", gamma=gamma)
     errors = []
     for m in (2, 5, 10):
-        Z, beta, _ = reduced_set_rbf(V, a, gamma, m)
+        Z, beta, _ = reduced_set_rbf(k, V, a, m)
         # eq. (47): beta is the feature-space projection of w on span phi(Z).
         np.testing.assert_allclose(k(Z, V) @ a, k(Z, Z) @ beta, atol=1e-6)
         errors.append(a @ k(V, V) @ a - 2 * beta @ k(Z, V) @ a + beta @ k(Z, Z) @ beta)
@@ -176,8 +186,10 @@ def test_mrs_coefficients_beat_rs_on_the_svm_objective(svc_moons):
 
 def test_compress_svc_keeps_predictions(svc_moons):
     n_sv = int(svc_moons.n_support_.sum())
-    small = compress_svc(svc_moons, X_MOON, Y_MOON, n_basis=0.2)
-    assert small.basis_.shape[0] <= int(np.ceil(0.2 * n_sv)) and small.n_support_ == n_sv
+    m = int(np.ceil(0.2 * n_sv))
+    small = compress_svc(svc_moons, X_MOON, Y_MOON, n_basis=m)
+    assert small.basis_.shape[0] <= m and small.n_source_support_ == n_sv
+    assert small.n_support_ == small.basis_.shape[0]
     agree = np.mean(small.predict(X_MOON_TEST) == svc_moons.predict(X_MOON_TEST))
     assert agree > 0.97
 
@@ -197,6 +209,7 @@ def test_compress_sparsekernel_model():
     assert small.basis_.shape[0] == 6 and agree > 0.9
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # few iterations
 @pytest.mark.parametrize("model", [
     SparseMarginClassifier(gamma=2.0, C=10.0, n_basis=5, max_iter=5, random_state=0),
     SparseFisherDiscriminant(gamma=2.0, n_basis=5, max_iter=5, random_state=0),
@@ -245,7 +258,153 @@ def test_compress_rejects_unsupported_models(svc_moons):
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="Only binary models"):
         compress_svc(SVC().fit(X, y), X, y)
-    with pytest.raises(ValueError, match="exceeds the"):
+    with pytest.raises(ValueError, match="n_basis=10000"):
         compress_svc(svc_moons, X_MOON, Y_MOON, n_basis=10_000)
     with pytest.raises(ValueError, match="classes"):
         compress_svc(svc_moons, X_MOON, np.where(Y_MOON == 1, "a", "b"))
+
+
+def test_reduced_set_svc_n_basis_is_the_total_and_capped_by_the_support_vectors(svc_moons):
+    X, y = load_iris(return_X_y=True)
+    model = ReducedSetSVC(svc=SVC(C=10.0), n_basis=9, random_state=0).fit(X, y)
+    assert model.basis_.shape[0] <= 9
+    n_sv = int(svc_moons.n_support_.sum())
+    big = compress_svc(svc_moons, X_MOON, Y_MOON, n_basis=min(n_sv + 20, len(X_MOON)),
+                       method="rs")
+    assert big.basis_.shape[0] <= n_sv
+
+
+# ----------------------------------------------------------------- the L-BFGS-over-Z solver
+def _quadratic(Z):
+    return float((Z**2).sum()), 2.0 * Z
+
+
+def test_basis_lbfgs_converges_and_records_the_start():
+    from sparsekernel.solvers import basis_lbfgs
+
+    Z0 = np.arange(6.0).reshape(3, 2) + 1.0
+    res = basis_lbfgs(_quadratic, Z0, max_iter=50, tol=1e-12, gtol=1e-8)
+    assert res.status == "converged" and res.converged
+    assert res.coef.shape == (3, 2) and np.abs(res.coef).max() < 1e-6
+    assert res.history[0] == {"n_iter": 0, "objective": float((Z0**2).sum()),
+                              "grad_norm": 12.0}
+    assert res.n_iter == len(res.history) - 1 >= 1
+
+
+def test_basis_lbfgs_max_iter_and_zero_iterations():
+    from sparsekernel.solvers import basis_lbfgs
+
+    def rosenbrock(Z):
+        x, y = Z[0]
+        f = (1 - x) ** 2 + 100 * (y - x * x) ** 2
+        g = np.array([[-2 * (1 - x) - 400 * x * (y - x * x), 200 * (y - x * x)]])
+        return f, g
+
+    res = basis_lbfgs(rosenbrock, np.array([[-1.2, 1.0]]), max_iter=2, tol=1e-12)
+    assert res.status == "max_iter" and not res.converged and res.n_iter == 2
+    kept = basis_lbfgs(rosenbrock, np.array([[-1.2, 1.0]]), max_iter=0)
+    assert kept.converged and kept.n_iter == 0
+    np.testing.assert_array_equal(kept.coef, [[-1.2, 1.0]])
+    assert kept.objective == pytest.approx(24.2)
+
+
+def test_basis_lbfgs_failed_line_search_is_not_converged():
+    """A gradient of the wrong sign: scipy ends ABNORMAL (status 2), which is no success."""
+    from sparsekernel.solvers import basis_lbfgs
+
+    Z0 = np.array([[1.0, -2.0], [0.5, 3.0]])
+    res = basis_lbfgs(lambda Z: (float((Z**2).sum()), -2.0 * Z), Z0, max_iter=20)
+    assert res.status == "line_search" and not res.converged
+    assert "line search" in res.message
+    np.testing.assert_array_equal(res.coef, Z0)  # every trial point was worse
+    assert res.objective == pytest.approx(float((Z0**2).sum()))
+
+
+def test_basis_lbfgs_interrupt_keeps_the_best_point():
+    from sparsekernel.solvers import basis_lbfgs
+
+    calls, scale = [], np.array([[1.0, 10.0], [100.0, 1000.0]])
+
+    def interrupted(Z):
+        calls.append(Z.copy())
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return float((scale * Z**2).sum()), 2.0 * scale * Z
+
+    res = basis_lbfgs(interrupted, np.ones((2, 2)), max_iter=50)
+    assert res.status == "interrupted" and not res.converged
+    best = min(calls[:3], key=lambda Z: (scale * Z**2).sum())
+    np.testing.assert_array_equal(res.coef, best)
+    assert res.objective == (scale * best**2).sum() < scale.sum()
+
+
+def test_slmc_reports_max_iter_through_the_base():
+    with pytest.warns(ConvergenceWarning, match="SparseMarginClassifier did not converge"):
+        SparseMarginClassifier(gamma=2.0, C=20.0, n_basis=8, max_iter=1,
+                               random_state=0).fit(X_MOON, Y_MOON)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # few iterations
+def test_verbose_2_prints_lbfgs_iterations_and_final_solves(capfd):
+    SparseMarginClassifier(gamma=2.0, n_basis=5, max_iter=3, random_state=0,
+                           verbose=2).fit(X_MOON, Y_MOON)
+    err = capfd.readouterr().err
+    assert err.count("[SparseMarginClassifier] iteration") >= 2
+    assert err.count("[SparseMarginClassifier] solved") == 2  # the search and the SVM on Z
+
+
+# ------------------------------------------------------------- learned bases as selectors
+_SEEN = []
+
+
+class _RecordingBasis(BasisSelector):
+    def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
+        _SEEN.append(kernel)
+        return RandomBasis().select(X, y, n_basis=n_basis, random_state=random_state)
+
+
+class _RecordingMarginBasis(SparseMarginBasis):
+    def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
+        _SEEN.append(kernel)
+        return super().select(X, y, n_basis=n_basis, random_state=random_state,
+                              kernel=kernel)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # few iterations
+@pytest.mark.parametrize("cls", [SparseMarginClassifier, SparseFisherDiscriminant])
+@pytest.mark.parametrize("gamma", [0.3, "scale"])
+def test_a_selector_passed_as_basis_receives_the_estimators_kernel(cls, gamma):
+    _SEEN.clear()
+    est = cls(kernel="gaussian", gamma=gamma, n_basis=6, basis=_RecordingBasis(), max_iter=2,
+              random_state=0).fit(X_MOON, Y_MOON)
+    (kernel,) = _SEEN
+    assert kernel.name == "rbf" and kernel.gamma == est.gamma_
+    assert est.basis_indices_ is None and est.basis_.shape == (6, 2)
+
+
+def test_sparse_margin_basis_learns_z_inside_reduced_svc():
+    _SEEN.clear()
+    selector = _RecordingMarginBasis(C=20.0, max_iter=30)
+    clf = ReducedSVC(basis=selector, n_basis=8, gamma=2.0, C=20.0, random_state=0)
+    clf.fit(X_MOON, Y_MOON)
+    (kernel,) = _SEEN
+    assert kernel.name == "rbf" and kernel.gamma == clf.gamma_ == 2.0
+    assert clf.basis_.shape == (8, 2)
+    dist = np.min(((clf.basis_[:, None, :] - X_MOON[None]) ** 2).sum(-1), axis=1)
+    assert np.all(dist > 1e-8)  # learned points, not training rows
+    assert clf.score(X_MOON_TEST, Y_MOON_TEST) > 0.93
+    with pytest.raises(ValueError, match="'rbf' kernel"):
+        ReducedSVC(kernel="laplacian", basis=SparseMarginBasis(), n_basis=8).fit(X_MOON, Y_MOON)
+
+
+@pytest.mark.parametrize("selector", [SparseMarginBasis(C=20.0, max_iter=20),
+                                      FisherBasis(max_iter=20)], ids=lambda s: type(s).__name__)
+def test_learned_selectors_lower_their_objective(selector):
+    res = selector.select(X_MOON, Y_MOON, n_basis=8, random_state=0,
+                          kernel=Kernel("rbf", gamma=2.0))
+    result = res.info["result"]
+    assert res.centers.shape == (8, 2)
+    np.testing.assert_array_equal(res.centers, result.coef)
+    assert result.objective < result.history[0]["objective"]
+    with pytest.raises(ValueError, match="class labels"):
+        selector.select(X_MOON, None, n_basis=8, kernel=Kernel("rbf", gamma=2.0))

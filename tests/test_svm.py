@@ -10,6 +10,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sparsekernel import ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
+from sparsekernel.base import FitInterruptedWarning
+from sparsekernel.basis import BasisSelector, RandomBasis
 from sparsekernel.kernels import Kernel
 
 from .conftest import read_only
@@ -38,6 +40,78 @@ def test_reduced_svr_with_all_points_equals_smooth_svr(smoothing):
     red = ReducedSVR(basis=X_REG, **kw).fit(X_REG, Y_REG_S)
     np.testing.assert_allclose(red.predict(X_REG), full.predict(X_REG), rtol=1e-7, atol=1e-9)
     assert red.objective_[0] == pytest.approx(full.objective_[0], rel=1e-10)
+
+
+@pytest.mark.parametrize("Smooth, Reduced, X, y, kw", [
+    (SmoothSVC, ReducedSVC, X_MC, Y_MC, {}),
+    (SmoothSVR, ReducedSVR, X_REG, Y_REG_S, {"epsilon": 0.2}),
+], ids=["classifier", "regressor"])
+def test_reduced_with_n_basis_none_is_the_smooth_estimator(Smooth, Reduced, X, y, kw):
+    """One estimator, two defaults: SmoothSV* = ReducedSV*(n_basis=None), the full kernel."""
+    assert issubclass(Smooth, Reduced) and Smooth().n_basis is None
+    assert set(Smooth().get_params()) == set(Reduced().get_params())
+    kw = dict(gamma=0.3, C=5.0, tol=1e-10, **kw)
+    full = Smooth(**kw).fit(X, y)
+    red = Reduced(n_basis=None, **kw).fit(X, y)
+    np.testing.assert_array_equal(red.basis_, X)
+    np.testing.assert_array_equal(red.basis_indices_, np.arange(len(X)))
+    np.testing.assert_allclose(red.coef_, full.coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(red.intercept_, full.intercept_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(red.predict(X), full.predict(X))
+    # Any other n_basis turns the smooth estimator into the reduced one.
+    a = Smooth(n_basis=25, random_state=0, **kw).fit(X, y)
+    b = Reduced(n_basis=25, random_state=0, **kw).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+def test_n_basis_none_refuses_a_basis_it_would_not_use():
+    with pytest.raises(ValueError, match=r"n_basis=None .* basis='kmeans'"):
+        SmoothSVC(basis="kmeans").fit(X_BIN, Y_BIN)
+    with pytest.raises(ValueError, match="n_basis=None"):
+        ReducedSVR(n_basis=None, basis=X_REG[:5]).fit(X_REG, Y_REG_S)
+
+
+class _RecordingBasis(BasisSelector):
+    def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
+        self.kernel_ = kernel
+        return RandomBasis().select(X, y, n_basis=n_basis, random_state=random_state)
+
+
+@pytest.mark.parametrize("Est, X, y", [(ReducedSVC, X_MC, Y_MC), (ReducedSVR, X_REG, Y_REG_S),
+                                       (SmoothSVC, X_BIN, Y_BIN)])
+def test_selector_receives_the_estimators_kernel(Est, X, y):
+    rec = _RecordingBasis()
+    est = Est(kernel="laplacian", gamma=0.3, n_basis=10, basis=rec, random_state=0).fit(X, y)
+    assert rec.kernel_.name == "laplacian" and rec.kernel_.gamma == 0.3 == est.gamma_
+    rec = _RecordingBasis()
+    est = Est(kernel="gaussian", n_basis=10, basis=rec, random_state=0).fit(X, y)
+    assert rec.kernel_.name == "rbf" and rec.kernel_.gamma == est.gamma_  # 'scale' resolved
+    assert est.basis_.shape == (10, X.shape[1])
+
+
+def test_interrupted_fit_warns_and_keeps_problems_solved(monkeypatch):
+    import sparsekernel.svm._base as svm_base
+
+    original, calls = svm_base.newton_armijo, []
+
+    def interrupted_second(*args, **kwargs):
+        res = original(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == 2:
+            res.status, res.converged, res.message = "interrupted", False, "interrupted."
+        return res
+
+    monkeypatch.setattr(svm_base, "newton_armijo", interrupted_second)
+    with pytest.warns(FitInterruptedWarning, match="ReducedSVC fit interrupted for class"):
+        clf = ReducedSVC(n_basis=20, random_state=0).fit(X_MC, Y_MC)
+    assert len(calls) == 2  # the third and fourth problems were not attempted
+    assert np.all(clf.coef_[2:] == 0) and np.all(clf.coef_[:2] != 0)
+
+
+def test_verbose_2_prints_a_line_per_solve(capsys):
+    ReducedSVC(n_basis=20, verbose=2, random_state=0).fit(X_MC, Y_MC)
+    err = capsys.readouterr().err
+    assert err.count("[ReducedSVC] solved") == 4 and "[ReducedSVC] iteration" in err
 
 
 @pytest.mark.parametrize("Est, X, y", [(ReducedSVC, X_MC, Y_MC), (ReducedSVR, X_REG, Y_REG_S)])
@@ -220,7 +294,7 @@ def test_bad_parameters_named(Est, param, value, match):
 @pytest.mark.parametrize("Est", [ReducedSVC, ReducedSVR])
 def test_bad_basis_parameters_named(Est):
     y = _y_for(Est, 20)
-    with pytest.raises(ValueError, match=r"n_basis=50 .* \(20\)"):
+    with pytest.raises(ValueError, match=r"n_basis=50 .* \(n_samples=20\)"):
         Est(n_basis=50).fit(X_BIN[:20], y)
     with pytest.raises(ValueError, match=r"'n_basis' parameter .* Got 1.5 instead"):
         Est(n_basis=1.5).fit(X_BIN[:20], y)

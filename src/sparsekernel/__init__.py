@@ -13,8 +13,10 @@ from .lssvm import (
     PrunedLSSVR,
 )
 from .sparse_margin import (
+    FisherBasis,
     ReducedSetSVC,
     SparseFisherDiscriminant,
+    SparseMarginBasis,
     SparseMarginClassifier,
     compress_svc,
 )
@@ -23,6 +25,7 @@ from .svm import LowRankSVC, ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
 __version__ = "0.1.0"
 
 __all__ = [
+    "FisherBasis",
     "LSSVC",
     "LSSVR",
     "LowRankLSSVC",
@@ -43,6 +46,7 @@ __all__ = [
     "SmoothSVC",
     "SmoothSVR",
     "SparseFisherDiscriminant",
+    "SparseMarginBasis",
     "SparseMarginClassifier",
     "compress_svc",
     "__version__",

@@ -3,6 +3,7 @@
 from ._base import BasisResult, BasisSelector, resolve_n_basis
 from ._clustering import ClusteringBasis, oyang_hwang_width
 from ._incremental import IncrementalBasis, IncrementalQR
+from ._kernel_basis import fit_kernel_basis, make_kernel
 from ._kmedoids import KMedoidsBasis
 from ._registry import BASIS_SELECTORS, make_basis_selector
 from ._selectors import FixedBasis, KMeansBasis, RandomBasis
@@ -20,7 +21,9 @@ __all__ = [
     "KMedoidsBasis",
     "RandomBasis",
     "SystematicBasis",
+    "fit_kernel_basis",
     "make_basis_selector",
+    "make_kernel",
     "oyang_hwang_width",
     "resolve_n_basis",
 ]

@@ -84,7 +84,7 @@ def resolve_n_basis(n_basis, n_samples, max_auto=1000):
             return int(n_basis)
         raise ValueError(
             f"n_basis={n_basis} must be between 1 and the number of training samples "
-            f"({n_samples}); pass a float in (0, 1] for a fraction of the samples."
+            f"(n_samples={n_samples}); pass a float in (0, 1] for a fraction of the samples."
         )
     if isinstance(n_basis, numbers.Real) and not isinstance(n_basis, bool) and 0 < n_basis <= 1:
         return max(1, math.ceil(n_basis * n_samples))

@@ -7,7 +7,7 @@ import time
 import numpy as np
 from sklearn.base import is_classifier
 
-from ..datasets import iter_svmlight_chunks, load_svmlight_path
+from ..datasets import SvmlightChunks, load_svmlight_path
 from ..io import save
 from ..svm import LowRankSVC, ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
 from ._options import UsageError, gamma_value, n_basis_value, positive_int
@@ -136,13 +136,13 @@ def _run_streamed(args, model):
     """Fit from the file chunk by chunk; the training accuracy is streamed too."""
     dtype = np.float32 if args.float32 else np.float64
     start = time.perf_counter()
-    model.fit_stream(args.train_file, n_features=args.n_features, dtype=dtype)
+    model.fit_stream(SvmlightChunks(args.train_file, model.chunk_size, args.n_features, dtype))
     seconds = time.perf_counter() - start
     save(model, args.model_file)
     if not args.quiet:
         correct = total = 0
-        for X, y in iter_svmlight_chunks(args.train_file, model.chunk_size,
-                                         model.n_features_in_, dtype):
+        for X, y in SvmlightChunks(args.train_file, model.chunk_size, model.n_features_in_,
+                                   dtype):
             correct += int(np.sum(model.predict(X) == y))
             total += len(y)
         print(f"{type(model).__name__}: training accuracy {correct / total:.4f} "

@@ -7,9 +7,9 @@ from importlib.resources import files
 
 import numpy as np
 from sklearn.datasets import load_svmlight_file
+from sklearn.utils import check_random_state
 
 from ..utils import Interval, validate_params
-from ._synthetic import _rng
 
 __all__ = ["load_banana", "load_ripley"]
 
@@ -62,7 +62,7 @@ def load_banana(random_state=None, n_train=400):
 
     Parameters
     ----------
-    random_state : int, numpy RandomState or Generator, or None, default=None
+    random_state : int, numpy RandomState or None, default=None
         Seed of the split, with scikit-learn semantics: ``None`` gives a different split at
         each call, an int a reproducible one.
     n_train : int, default=400
@@ -99,6 +99,6 @@ def load_banana(random_state=None, n_train=400):
     with _open_shipped("banana.all.txt.xz") as f:
         X, y = load_svmlight_file(f, n_features=2)
     X = X.toarray()
-    order = _rng(random_state).permutation(X.shape[0])
+    order = check_random_state(random_state).permutation(X.shape[0])
     train, test = order[:n_train], order[n_train:]
     return X[train], y[train], X[test], y[test]

@@ -16,7 +16,7 @@ from sklearn.datasets import load_svmlight_file
 from ..utils import Interval, Options, validate_params
 from ._paths import open_binary
 
-__all__ = ["iter_svmlight_chunks", "load_svmlight_path", "load_svmlight_paths"]
+__all__ = ["SvmlightChunks", "iter_svmlight_chunks", "load_svmlight_path", "load_svmlight_paths"]
 
 _CONSTRAINTS = {
     "n_features": [None, Interval("int", 1, None, closed="left")],
@@ -156,12 +156,67 @@ def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based="auto
     return X, y
 
 
+class SvmlightChunks:
+    """A SVMlight/LIBSVM file as a re-iterable source of ``(X, y)`` chunks.
+
+    Every ``iter()`` reopens the file and reads it from the start, ``chunk_size`` lines at a
+    time (:func:`iter_svmlight_chunks`), so the object can be passed wherever chunks are
+    consumed more than once, e.g. ``LowRankSVC(n_passes=3).fit_stream(SvmlightChunks(...))``.
+    Only one chunk is in memory at once.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file; ``.gz``, ``.bz2`` and ``.xz`` files are decompressed on the fly.
+    chunk_size : int
+        Lines (rows) per chunk, at least 1.
+    n_features : int or None, default=None
+        Number of columns. ``None`` takes the largest index of the first chunk (pass it for
+        files whose first rows do not use every feature).
+    dtype : numpy dtype, default=np.float64
+        Dtype of ``X`` (float32 halves the memory and time of what consumes it).
+    zero_based : bool or "auto", default="auto"
+        Whether feature indices start at 0 (see :func:`iter_svmlight_chunks`).
+    dense : bool, default=True
+        Yield dense C-contiguous arrays (else CSR matrices).
+
+    Raises
+    ------
+    TypeError
+        ``path`` is not a path.
+    FileNotFoundError
+        The file does not exist.
+    ValueError
+        A bad ``chunk_size``, ``n_features`` or ``zero_based`` (at construction), or a
+        malformed file (while iterating).
+
+    Examples
+    --------
+    >>> chunks = SvmlightChunks("huge.libsvm", chunk_size=20000)  # doctest: +SKIP
+    >>> clf = LowRankSVC(n_passes=2).fit_stream(chunks)  # doctest: +SKIP
+    """
+
+    def __init__(self, path, chunk_size, n_features=None, dtype=np.float64, zero_based="auto",
+                 dense=True):
+        self.path = _check_chunk_args(path, chunk_size, n_features, zero_based)
+        self.chunk_size, self.n_features, self.dtype = chunk_size, n_features, dtype
+        self.zero_based, self.dense = zero_based, dense
+
+    def __iter__(self):
+        return _read_chunks(self.path, self.chunk_size, self.n_features, self.dtype,
+                            self.zero_based, self.dense)
+
+    def __repr__(self):
+        return f"SvmlightChunks({os.fspath(self.path)!r}, chunk_size={self.chunk_size})"
+
+
 def iter_svmlight_chunks(path, chunk_size, n_features=None, dtype=np.float64,
                          zero_based="auto", dense=True):
     """Read a SVMlight/LIBSVM file incrementally, ``chunk_size`` lines at a time.
 
-    Only one chunk is in memory at once, so files larger than memory can be streamed (for
-    example into ``LowRankSVC.fit_stream``). Compressed files (.gz, .bz2, .xz) are
+    Only one chunk is in memory at once, so files larger than memory can be streamed. This is
+    a one-shot generator; :class:`SvmlightChunks` is the re-iterable equivalent (for several
+    passes, e.g. ``LowRankSVC.fit_stream``). Compressed files (.gz, .bz2, .xz) are
     decompressed on the fly.
 
     Parameters
@@ -185,6 +240,12 @@ def iter_svmlight_chunks(path, chunk_size, n_features=None, dtype=np.float64,
     X : ndarray or CSR matrix of shape (rows, n_features)
     y : ndarray of shape (rows,), float64
     """
+    path = _check_chunk_args(path, chunk_size, n_features, zero_based)
+    yield from _read_chunks(path, chunk_size, n_features, dtype, zero_based, dense)
+
+
+def _check_chunk_args(path, chunk_size, n_features, zero_based):
+    """Validated arguments of a chunked read; returns the path as a Path."""
     if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
         raise TypeError(f"path must be a str or os.PathLike. Got {path!r} instead.")
     validate_params("iter_svmlight_chunks", {
@@ -193,6 +254,10 @@ def iter_svmlight_chunks(path, chunk_size, n_features=None, dtype=np.float64,
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"SVMlight/LIBSVM file not found: '{path}'.")
+    return path
+
+
+def _read_chunks(path, chunk_size, n_features, dtype, zero_based, dense):
     with open_binary(path) as fh:
         while True:
             lines = list(itertools.islice(fh, chunk_size))

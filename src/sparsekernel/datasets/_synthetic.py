@@ -12,12 +12,6 @@ __all__ = ["make_checkerboard", "make_sine_regression"]
 _N_SAMPLES = [Interval("int", 1, None, closed="left")]
 
 
-def _rng(random_state):
-    """A ``numpy.random.Generator`` is used as is; anything else goes to scikit-learn."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    return check_random_state(random_state)
-
 
 def make_checkerboard(n_samples=1000, noise=0.0, cells=4, random_state=None, dtype=np.float64):
     """Draw points on a ``cells x cells`` XOR checkerboard (the LLSVM paper's Checkerboard).
@@ -41,7 +35,7 @@ def make_checkerboard(n_samples=1000, noise=0.0, cells=4, random_state=None, dty
         Fraction of labels flipped, in ``[0, 1]``.
     cells : int, default=4
         Number of cells per side, at least 1 (``cells=1`` gives a single class).
-    random_state : int, numpy RandomState or Generator, or None, default=None
+    random_state : int, numpy RandomState or None, default=None
         Seed or generator; ``None`` is non-deterministic, an int is reproducible.
     dtype : numpy floating dtype, default=np.float64
         Dtype of ``X``. The labels are computed from ``X`` after the cast, so they are the
@@ -78,7 +72,7 @@ def make_checkerboard(n_samples=1000, noise=0.0, cells=4, random_state=None, dty
     dtype = np.dtype(dtype)
     if dtype.kind != "f":
         raise ValueError(f"dtype must be a floating dtype. Got {dtype!r} instead.")
-    rng = _rng(random_state)
+    rng = check_random_state(random_state)
     X = rng.uniform(0.0, cells, size=(n_samples, 2)).astype(dtype, copy=False)
     # Rounding (in uniform or in the cast) may reach the right edge; keep X in [0, cells).
     np.minimum(X, np.nextafter(dtype.type(cells), dtype.type(0)), out=X)
@@ -102,7 +96,7 @@ def make_sine_regression(n_samples=100, noise=0.3, random_state=None):
         Number of points, at least 1.
     noise : float, default=0.3
         Standard deviation of the Gaussian noise, at least 0.
-    random_state : int, numpy RandomState or Generator, or None, default=None
+    random_state : int, numpy RandomState or None, default=None
         Seed or generator; ``None`` is non-deterministic, an int is reproducible. ``x`` is
         drawn first, then the noise.
 
@@ -133,7 +127,7 @@ def make_sine_regression(n_samples=100, noise=0.3, random_state=None):
         },
         {"n_samples": n_samples, "noise": noise, "random_state": random_state},
     )
-    rng = _rng(random_state)
+    rng = check_random_state(random_state)
     X = rng.uniform(-np.pi, np.pi, size=(n_samples, 1))
     y = np.sin(X[:, 0]) + 0.5 + rng.normal(0.0, noise, size=n_samples)
     return X, y

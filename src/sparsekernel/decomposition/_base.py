@@ -1,25 +1,29 @@
-"""Glue shared by the reduced kernel transformers: basis, kernel, one-pass moments, projection.
+"""Glue shared by the reduced kernel transformers: basis, one-pass moments, projection.
 
-Every estimator here fits in the same three steps: choose the basis Z, fold the row blocks of
-the reduced kernel data K(X, Z) into an m x m covariance (and slice means or cross-covariances)
-with :class:`~sparsekernel.solvers.MomentAccumulator`, then solve a small eigenproblem in
-:mod:`sparsekernel.solvers.eigen`. Peak memory is O(n d + m^2 + block m): K(X, X) is never
-formed and K(X, Z) is never stored.
+Every estimator here fits in the same three steps: choose the basis Z (through the one
+basis -> kernel path of :mod:`sparsekernel.base`, so a selector gets the estimator's kernel),
+fold the row blocks of the reduced kernel data K(X, Z) into an m x m covariance (and slice
+means or cross-covariances) with :class:`~sparsekernel.solvers.MomentAccumulator`, then solve
+a small eigenproblem in :mod:`sparsekernel.solvers.eigen`. Peak memory is O(n d + m^2 + block
+m): K(X, X) is never formed and K(X, Z) is never stored. Nothing iterates, so these
+estimators take no ``verbose``.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import validate_data
+from sklearn.base import TransformerMixin
 
-from ..features import make_kernel, select_basis
-from ..features._reduced import BASIS_CONSTRAINTS, KERNEL_CONSTRAINTS
-from ..kernels import Kernel
+from ..base import (
+    BASIS_CONSTRAINTS,
+    KERNEL_CONSTRAINTS,
+    N_BASIS,
+    KernelExpansionMixin,
+    SparseKernelEstimator,
+)
+from ..basis import make_kernel
 from ..solvers import MomentAccumulator
-from ..utils import Interval, parse_memory_budget, validate_params
-
-DTYPES = [np.float64, np.float32]
+from ..utils import Interval, parse_memory_budget
 
 _KERNEL_DOC = """kernel : {'rbf', 'laplacian', 'polynomial', 'linear', 'sigmoid'}, default='rbf'
         Kernel function.
@@ -29,9 +33,11 @@ _KERNEL_DOC = """kernel : {'rbf', 'laplacian', 'polynomial', 'linear', 'sigmoid'
         Degree of the polynomial kernel.
     coef0 : float, default=0.0
         Offset of the polynomial and sigmoid kernels.
-    n_basis : 'auto', int or float, default='auto'
-        Number m of basis points: an int in [1, n], a fraction of n in (0, 1], or 'auto' =
-        min(n, 1000). Ignored when ``basis`` is an array."""
+    n_basis : 'auto', int, float or None, default='auto'
+        Number m of basis functions: an int in [1, n], a fraction of n in (0, 1] or 'auto' =
+        min(n, 1000) (these are ignored when ``basis`` is an array), or None for the exact
+        full-kernel form: every training row is a basis point, whatever ``basis`` says
+        (refused when an n x n covariance exceeds ``memory_budget``)."""
 
 _MEMORY_DOC = """memory_budget : int, str or None, default=None
         Bytes for one block of kernel evaluations (None: 1 GiB). K(X, Z) is computed and
@@ -48,42 +54,42 @@ def doc(text):
     return text.replace("{kernel_params}", _KERNEL_DOC).replace("{memory_params}", _MEMORY_DOC)
 
 
-class ReducedKernelBase(TransformerMixin, BaseEstimator):
-    """Parameter checking, basis selection, block-wise moments and the fitted projection."""
+class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEstimator):
+    """Basis selection (or every row), block-wise moments and the fitted projection."""
 
-    _parameter_constraints = {**KERNEL_CONSTRAINTS, **BASIS_CONSTRAINTS, **N_COMPONENTS}
+    _parameter_constraints = {**KERNEL_CONSTRAINTS, **BASIS_CONSTRAINTS,
+                              "n_basis": [None, *N_BASIS], **N_COMPONENTS}
 
-    def _check_params(self):
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params(False))
-        parse_memory_budget(self.memory_budget)
-
-    def _validate_X(self, X, reset):
-        X = validate_data(self, X, accept_sparse="csr", dtype=DTYPES, reset=reset)
+    def _validate_X(self, X, reset=False):
+        X = super()._validate_X(X, reset=reset)
         if reset:
             check_n_samples(self, X)
         return X
 
-    def _kernel_map(self, X, y_basis=None):
-        """Choose Z on X and build the kernel; returns (kernel, BasisResult)."""
-        res = select_basis(X, y_basis, self.n_basis, self.basis, self.random_state)
-        kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
-                           self.memory_budget, X, res.gamma)
-        return kern, res
+    def _fit_basis(self, X, y_basis=None):
+        """Set ``basis_``, ``basis_indices_``, ``gamma_``; return the fitted kernel."""
+        if self.n_basis is not None:
+            return self._fit_kernel_basis(X, y_basis)[0]
+        check_full_kernel(self, X.shape[0])
+        kern = self._view_kernel(X)
+        self.basis_, self.basis_indices_ = X.copy(), np.arange(X.shape[0])
+        self.gamma_ = kern.gamma
+        return kern
 
-    def _fitted_kernel(self, gamma):
-        return Kernel(self.kernel, gamma=gamma, degree=self.degree, coef0=self.coef0,
-                      memory_budget=self.memory_budget)
+    def _view_kernel(self, X):
+        """The kernel with gamma resolved on X (no basis selection)."""
+        return make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
+                           self.memory_budget, X)
 
-    def _project(self, X, basis, gamma, mean, components):
+    def _project(self, X, kernel, basis, mean, components):
         """``(K(X, Z) - mean) @ components.T`` block by block, in X's dtype."""
         Z = basis.astype(X.dtype, copy=False)
-        scores = self._fitted_kernel(gamma).apply(X, Z, components.T)
+        scores = kernel.apply(X, Z, components.T)
         scores -= mean @ components.T
         return scores.astype(X.dtype, copy=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
@@ -93,6 +99,18 @@ def check_n_samples(est, X):
     if X.shape[0] < 2:
         raise ValueError(f"{type(est).__name__} needs at least 2 samples to estimate a "
                          f"covariance; got n_samples={X.shape[0]}.")
+
+
+def check_full_kernel(est, m):
+    """Refuse ``n_basis=None`` when one m x m float64 covariance exceeds the memory budget."""
+    need, budget = 8 * m * m, parse_memory_budget(est.memory_budget)
+    if need > budget:
+        raise ValueError(
+            f"{type(est).__name__} with n_basis=None (every training row) holds {m}x{m} "
+            f"covariance matrices of {need / 2**20:.0f} MiB each, above memory_budget="
+            f"{budget / 2**20:.0f} MiB. Use a reduced basis (n_basis << n) or raise "
+            f"memory_budget."
+        )
 
 
 def kernel_moments(kern, X, Z, weight=None, group=None, n_groups=0):
@@ -114,4 +132,3 @@ def joint_kernel_moments(kern_x, X, Zx, kern_y, Y, Zy):
         acc.update(np.hstack([np.asarray(Kx, dtype=np.float64),
                               np.asarray(Ky, dtype=np.float64)]))
     return acc.result()
-

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin
-from sklearn.utils import check_array, check_consistent_length, check_random_state
+from sklearn.utils import check_array, check_consistent_length
 from sklearn.utils.validation import check_is_fitted
 
-from ..basis import BasisSelector, FixedBasis, make_basis_selector, resolve_n_basis
-from ..features import make_kernel
+from ..base import DTYPES
+from ..basis import BasisResult, BasisSelector, fit_kernel_basis
+from ..kernels import Kernel
 from ..solvers import canonical_correlations, relative_ridge
-from ..utils import Interval
-from ._base import DTYPES, ReducedKernelBase, doc, joint_kernel_moments
+from ..utils import Interval, check_random_state
+from ._base import ReducedKernelBase, check_full_kernel, doc, joint_kernel_moments
 
 __all__ = ["ReducedKernelCCA"]
 
@@ -57,10 +58,13 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         Relative ridge on each view's covariance (above).
     {kernel_params}
         The same kernel parameters serve both views; 'scale' resolves gamma on each view.
-    basis : {'random', 'kmeans'}, BasisSelector or a pair (Zx, Zy), default='random'
-        How to choose the basis points. A selector is run on X; when it picks training rows
-        (random) the same rows of Y are Y's basis (the pairing is kept), otherwise it is run
-        on Y as well. A pair of arrays gives both bases explicitly.
+    basis : str, BasisSelector or a pair (Zx, Zy), default='random'
+        How to choose the basis points. A selector (or a name of
+        :data:`sparsekernel.basis.BASIS_SELECTORS`) is run on X with X's kernel; when it
+        picks training rows (random) the same rows of Y are Y's basis (the pairing is kept),
+        otherwise it is run on Y as well, with Y's kernel. A pair of arrays gives both bases
+        explicitly. With ``n_basis=None`` every row of each view is a basis point (the
+        full-kernel CCA, paired).
     {memory_params}
 
     Attributes
@@ -74,11 +78,14 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     x_mean_, y_mean_ : ndarray of shape (m_x,), (m_y,)
     x_ridge_, y_ridge_ : float
         The absolute ridges eta1, eta2 used.
-    basis_x_, basis_y_ : ndarray or CSR matrix
-        The basis points of each view.
-    basis_indices_ : ndarray of shape (m,) or None
+    basis_ : ndarray or CSR matrix of shape (m_x, n_features)
+        The basis points Zx of the first view (those ``transform(X)`` evaluates).
+    basis_y_ : ndarray or CSR matrix of shape (m_y, n_features_y)
+        The basis points Zy of the second view.
+    basis_indices_ : ndarray of shape (m_x,) or None
         Training rows used as basis points of both views, when they are training rows.
-    gamma_x_, gamma_y_ : float or ndarray
+    gamma_, gamma_y_ : float or ndarray
+        Kernel widths of the first and the second view.
     n_features_in_ : int
         Features of X (the first view).
     n_features_y_in_ : int
@@ -134,23 +141,40 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
                              f"fitted with {self.n_features_y_in_} features for y.")
         return Y
 
-    def _select_bases(self, X, Y):
-        """(result for X, result for Y) of the basis selection, keeping rows paired."""
+    def _view_basis(self, V, basis, random_state):
+        """One view's (kernel, BasisResult) through the one basis -> kernel path."""
+        return fit_kernel_basis(V, None, kernel=self.kernel, gamma=self.gamma,
+                                degree=self.degree, coef0=self.coef0,
+                                memory_budget=self.memory_budget, n_basis=self.n_basis,
+                                basis=basis, random_state=random_state)
+
+    def _paired(self, Y, rows):
+        """Y's kernel and the rows of Y paired with X's basis rows."""
+        return self._view_kernel(Y), BasisResult(centers=Y[rows], indices=rows)
+
+    def _fit_bases(self, X, Y):
+        """``(kernel_x, basis_x, kernel_y, basis_y)``, each selector run with its view's kernel."""
+        if self.n_basis is None:
+            check_full_kernel(self, X.shape[0] * 2)
+            rows = np.arange(X.shape[0])
+            return (self._view_kernel(X), BasisResult(centers=X[rows], indices=rows),
+                    *self._paired(Y, rows))
         if _is_pair(self.basis):
-            zx, zy = self.basis
-            return (FixedBasis(zx).select(X), FixedBasis(zy).select(Y))
+            return (*self._view_basis(X, self.basis[0], None),
+                    *self._view_basis(Y, self.basis[1], None))
         if not isinstance(self.basis, str | BasisSelector):
             raise ValueError("The 'basis' parameter of ReducedKernelCCA must be a name, a "
                              "BasisSelector or a pair (Zx, Zy) of arrays; got a "
                              f"{type(self.basis).__name__} of length {len(self.basis)}.")
-        selector = make_basis_selector(self.basis)
-        fixed = hasattr(selector, "centers")
-        m = None if fixed else resolve_n_basis(self.n_basis, X.shape[0])
         rng = check_random_state(self.random_state)
-        rx = selector.select(X, None, n_basis=m, random_state=rng)
+        kx, rx = self._view_basis(X, self.basis, rng)
         if rx.indices is not None:
-            return rx, type(rx)(centers=Y[rx.indices], indices=rx.indices)
-        return rx, selector.select(Y, None, n_basis=m, random_state=rng)
+            return kx, rx, *self._paired(Y, rx.indices)
+        return kx, rx, *self._view_basis(Y, self.basis, rng)
+
+    def _y_kernel(self):
+        return Kernel(self.kernel, gamma=self.gamma_y_, degree=self.degree, coef0=self.coef0,
+                      memory_budget=self.memory_budget)
 
     def fit(self, X, y):
         """Choose both bases and compute the canonical pairs.
@@ -166,13 +190,9 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         -------
         self
         """
-        self._check_params()
         X = self._validate_X(X, reset=True)
         Y = self._check_y(y, X.shape[0], reset=True)
-        rx, ry = self._select_bases(X, Y)
-        params = (self.kernel, self.gamma, self.degree, self.coef0, self.memory_budget)
-        kx = make_kernel(*params, X, rx.gamma)
-        ky = make_kernel(*params, Y, ry.gamma)
+        kx, rx, ky, ry = self._fit_bases(X, Y)
         mom = joint_kernel_moments(kx, X, rx.centers, ky, Y, ry.centers)
         p = rx.centers.shape[0]
         S11, S22, S12 = mom.cov[:p, :p], mom.cov[p:, p:], mom.cov[:p, p:]
@@ -182,8 +202,8 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         self.x_weights_, self.y_weights_ = res.vectors, res.vectors_y
         self.x_mean_, self.y_mean_ = mom.mean[:p], mom.mean[p:]
         self.x_ridge_, self.y_ridge_ = eta_x, eta_y
-        self.basis_x_, self.basis_y_, self.basis_indices_ = rx.centers, ry.centers, rx.indices
-        self.gamma_x_, self.gamma_y_ = kx.gamma, ky.gamma
+        self.basis_, self.basis_y_, self.basis_indices_ = rx.centers, ry.centers, rx.indices
+        self.gamma_, self.gamma_y_ = kx.gamma, ky.gamma
         self._n_features_out = self.n_components
         return self
 
@@ -191,11 +211,11 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         """Canonical variates: ``x_scores``, or ``(x_scores, y_scores)`` when y is given."""
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
-        xs = self._project(X, self.basis_x_, self.gamma_x_, self.x_mean_, self.x_weights_.T)
+        xs = self._project(X, self._kernel(), self.basis_, self.x_mean_, self.x_weights_.T)
         if y is None:
             return xs
         Y = self._check_y(y, X.shape[0], reset=False)
-        ys = self._project(Y, self.basis_y_, self.gamma_y_, self.y_mean_, self.y_weights_.T)
+        ys = self._project(Y, self._y_kernel(), self.basis_y_, self.y_mean_, self.y_weights_.T)
         return xs, ys
 
     def __sklearn_tags__(self):

@@ -6,7 +6,8 @@ import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..solvers import inverse_sqrt, symmetric_eigen
+from ..features import nystrom_map
+from ..solvers import symmetric_eigen
 from ..utils import Options, check_sample_weight
 from ._base import ReducedKernelBase, doc, kernel_moments
 
@@ -23,12 +24,13 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     K(X, X), never the stored K(X, Z)) and differ in the eigenproblem solved on it:
 
     - ``method='nystrom'`` (default): linear PCA of the Nystrom features
-      ``phi(x) = K(x, Z) U Lambda^(-1/2)`` with ``K(Z, Z) = U Lambda U^T`` (eigenvalues below
-      1e-10 of the largest dropped), i.e. the eigenproblem of ``T^T Sigma T`` with
-      ``T = U Lambda^(-1/2)``. Since ``phi(x)^T phi(x')`` is the Nystrom approximation of
-      k(x, x'), this is kernel PCA on the approximated kernel: with Z = X it *equals*
-      scikit-learn's ``KernelPCA`` (same kernel, up to the sign of each component), and it
-      converges to it as m grows.
+      ``phi(x) = K(x, Z) U Lambda^(-1/2)`` with ``K(Z, Z) = U Lambda U^T`` (the map of
+      :class:`~sparsekernel.NystromFeatures`: eigenvalues at or below the package's one
+      floor, ``10 * eps`` of X's dtype times the largest, dropped), i.e. the eigenproblem of
+      ``T^T Sigma T`` with ``T = U Lambda^(-1/2)``. Since ``phi(x)^T phi(x')`` is the Nystrom
+      approximation of k(x, x'), this is kernel PCA on the approximated kernel: with Z = X
+      (``n_basis=None``) it *equals* scikit-learn's ``KernelPCA`` (same kernel, up to the
+      sign of each component), and it converges to it as m grows.
     - ``method='reduced'``: the reduced KPCA of the review's eqs. (36)-(37),
       ``Sigma alpha = lambda alpha`` with the m kernel columns used as plain features. This is
       PCA of the empirical kernel map, i.e. kernel PCA with the kernel
@@ -38,10 +40,13 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     Parameters
     ----------
     n_components : int or None, default=None
-        Number of components; None keeps every component above the eigenvalue floor.
+        Number of components; None keeps every component of non-zero variance (the rank
+        tolerance :data:`sparsekernel.solvers.eigen.RANK_RTOL` of the covariance).
     {kernel_params}
-    basis : {'random', 'kmeans'}, array-like or BasisSelector, default='random'
-        How to choose the basis points Z, or Z itself (an (m, d) array).
+    basis : str, array-like or BasisSelector, default='random'
+        How to choose the basis points Z (a name of
+        :data:`sparsekernel.basis.BASIS_SELECTORS` or a selector, which receives this
+        estimator's kernel), or Z itself (an (m, d) array).
     method : {'nystrom', 'reduced'}, default='nystrom'
         Which eigenproblem (see above).
     whiten : bool, default=False
@@ -111,18 +116,14 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         -------
         self
         """
-        self._check_params()
         X = self._validate_X(X, reset=True)
         sw = check_sample_weight(sample_weight, X.shape[0])
-        kern, res = self._kernel_map(X)
-        Z = res.centers
-        mom = kernel_moments(kern, X, Z, weight=sw)
+        kern = self._fit_basis(X)
+        mom = kernel_moments(kern, X, self.basis_, weight=sw)
+        T, cov = None, mom.cov
         if self.method == "nystrom":
-            W = kern(Z.astype(np.float64), Z.astype(np.float64))
-            T = inverse_sqrt((W + W.T) / 2.0)
-            cov = T.T @ mom.cov @ T
-        else:
-            T, cov = None, mom.cov
+            T = nystrom_map(kern, self.basis_, "auto", X.dtype, "eigh").normalization
+            cov = T.T @ cov @ T
         eig = symmetric_eigen(cov, self.n_components)
         components = eig.vectors if T is None else T @ eig.vectors
         self.components_ = np.ascontiguousarray(components.T)
@@ -130,7 +131,6 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         self.explained_variance_ = eig.values
         total = float(np.trace(cov))
         self.explained_variance_ratio_ = eig.values / total if total > 0 else eig.values * 0.0
-        self.basis_, self.basis_indices_, self.gamma_ = Z, res.indices, kern.gamma
         self._n_features_out = self.components_.shape[0]
         return self
 
@@ -138,7 +138,7 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         """Project X on the components: an (n, n_components) array in X's dtype."""
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
-        scores = self._project(X, self.basis_, self.gamma_, self.mean_, self.components_)
+        scores = self._project(X, self._kernel(), self.basis_, self.mean_, self.components_)
         if self.whiten:
             std = np.sqrt(self.explained_variance_)
             scores /= np.where(std > 0, std, 1.0).astype(scores.dtype)

@@ -7,9 +7,10 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..base import DTYPES
 from ..solvers import generalized_low_rank_eigen, relative_ridge
 from ..utils import Interval, Options, check_sample_weight, plain
-from ._base import DTYPES, ReducedKernelBase, check_n_samples, doc, kernel_moments
+from ._base import ReducedKernelBase, check_n_samples, doc, kernel_moments
 
 __all__ = ["ReducedKernelSIR", "slice_labels"]
 
@@ -66,10 +67,14 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     ridge : float, default=1e-8
         Relative ridge: ``eps = ridge * trace(Sigma_K) / m`` is added to the covariance. The
         toolbox uses machine epsilon, i.e. no ridge; a numerically singular covariance is in
-        any case handled by an eigenvalue-floored pseudo-inverse. 0 gives plain SIR.
+        any case handled by a pseudo-inverse on its numerical range (the rank tolerance
+        :data:`sparsekernel.solvers.eigen.RANK_RTOL`). 0 gives plain SIR.
     {kernel_params}
-    basis : {'random', 'kmeans'}, array-like or BasisSelector, default='random'
-        How to choose the basis points Z (random rows are stratified by slice), or Z itself.
+    basis : str, array-like or BasisSelector, default='random'
+        How to choose the basis points Z (a name of
+        :data:`sparsekernel.basis.BASIS_SELECTORS` or a selector, which receives this
+        estimator's kernel and the slice labels: random rows are stratified by slice), or Z
+        itself (an (m, d) array).
     {memory_params}
 
     Attributes
@@ -155,7 +160,6 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         -------
         self
         """
-        self._check_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=DTYPES)
         check_n_samples(self, X)
         classes, labels, J = self._slices(y)
@@ -163,8 +167,8 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
             raise ValueError(f"{type(self).__name__} needs at least 2 slices; y has one class "
                              f"(a single value, {plain(np.ravel(y)[0])!r}).")
         sw = check_sample_weight(sample_weight, X.shape[0])
-        kern, res = self._kernel_map(X, labels)
-        mom = kernel_moments(kern, X, res.centers, weight=sw, group=labels, n_groups=J)
+        kern = self._fit_basis(X, labels)
+        mom = kernel_moments(kern, X, self.basis_, weight=sw, group=labels, n_groups=J)
         share = mom.group_weights / mom.weight
         W = ((mom.group_means - mom.mean) * np.sqrt(share)[:, None]).T
         eps = relative_ridge(mom.cov, self.ridge)
@@ -174,7 +178,6 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         self.mean_ = mom.mean
         self.slice_means_, self.slice_weights_ = mom.group_means, mom.group_weights
         self.classes_ = classes
-        self.basis_, self.basis_indices_, self.gamma_ = res.centers, res.indices, kern.gamma
         self._n_features_out = self.components_.shape[0]
         return self
 
@@ -182,7 +185,7 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         """Coordinates of X along the e.d.r. directions: (n, n_components), X's dtype."""
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
-        return self._project(X, self.basis_, self.gamma_, self.mean_, self.components_)
+        return self._project(X, self._kernel(), self.basis_, self.mean_, self.components_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -9,33 +9,35 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from ..basis import BasisSelector
-from ..features._reduced import BASIS_CONSTRAINTS, KERNEL_CONSTRAINTS
-from ..kernels import Kernel, resolve_gamma
-from ..svm import SmoothSVC
-from ..svm._base import SOLVER_CONSTRAINTS
+from ..base import (
+    DTYPES,
+    KERNEL_CONSTRAINTS,
+    N_BASIS,
+    KernelExpansionMixin,
+    OneVsRestClassifierMixin,
+    SparseKernelEstimator,
+)
+from ..basis import BasisSelector, resolve_n_basis
+from ..kernels import resolve_gamma
+from ..solvers import SquaredSmoothHinge, newton_armijo
 from ..utils import (
     Interval,
-    Options,
     SolverProgress,
+    check_random_state,
     check_sample_weight,
-    parse_memory_budget,
+    constraints,
+    log_line,
     plain,
-    validate_params,
 )
 from . import _parts
 from ._cluster import import_distributed, is_dask_collection, n_threads, open_client
 
 __all__ = ["MapReduceSVC"]
 
-_DTYPES = [np.float64, np.float32]
 _SEED_MAX = 2**31 - 1
 
 
@@ -55,18 +57,27 @@ def _is_path_list(X):
             and all(isinstance(p, str | os.PathLike) for p in X))
 
 
-class MapReduceSVC(ClassifierMixin, BaseEstimator):
+def _split(total, n_parts):
+    """``total`` items over ``n_parts`` as the deal splits rows: the first ``total % n_parts``
+    parts get one more. Applied to n_basis it never exceeds a part's rows (the deal gives part
+    p ``n // n_parts`` rows plus one for p < n % n_parts, and n_basis <= n)."""
+    return total // n_parts + (np.arange(n_parts) < total % n_parts)
+
+
+class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelEstimator):
     """MapReduce reduced SVM (MRRSVM; Yeh, Huang, Pao & Lee, section 5) on Dask.
 
     Map (Algorithm 4, steps 0-1): the training rows are dealt into ``n_parts`` stratified,
     disjoint parts and one :class:`~sparsekernel.ReducedSVC` is fitted per part, with its own
-    reduced set of ``n_basis`` random rows of that part, in parallel on a Dask cluster.
+    reduced set of random rows of that part (``n_basis`` in all, split evenly over the
+    parts), in parallel on a Dask cluster.
     Reduce (steps 2-3): the union of the n reduced sets is encoded by the n part models'
     decision values (the "big table", one row per reduced-set point, one column per part
-    model and class) and a linear smooth SVM (``SmoothSVC(kernel='linear', C=final_C)``) is
-    fitted on it. Prediction (Algorithm 5) maps a row to its part scores, then applies the
-    final linear model. For k > 2 classes every part model is one-vs-rest (k scores each)
-    and so is the final model, on n_parts * k columns.
+    model and class) and a linear smooth SVM (``SmoothSVC(kernel='linear', C=final_C)``: the
+    same Newton solver, in the primal on the table) is fitted on it. Prediction (Algorithm
+    5) maps a row to its part scores, then applies the final linear model. For k > 2
+    classes every part model is one-vs-rest (k scores each) and so is the final model, on
+    n_parts * k columns.
 
     Every part model and the final model solve the SVM family's objective::
 
@@ -91,11 +102,14 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
     C : float, default=1.0
         Loss weight of the part models.
     n_basis : 'auto', int or float, default='auto'
-        Reduced-set size m_i *per part*: an int, a fraction of the part's rows, or 'auto' =
-        min(part size, 1000). The big table has sum_i m_i rows.
+        Number M of basis functions of the fitted model (the union of the reduced sets, the
+        rows of the big table): an int in [1, n], a fraction of the n training rows in
+        (0, 1], or 'auto' = min(n, 1000). Part p's reduced set has ``M // n_parts`` rows,
+        one more for the first ``M % n_parts`` parts (never more than the part holds).
     basis : str or BasisSelector, default='random'
-        How each part chooses its reduced set; it must return training rows (the reduce
-        step needs their labels), as 'random' does.
+        How each part chooses its reduced set, with the part model's kernel (gamma resolved
+        on all the data); it must return training rows (the reduce step needs their
+        labels), as 'random' does.
     final_C : float, default=1.0
         Loss weight of the final linear SSVM on the big table.
     smoothing : float, default=inf
@@ -120,7 +134,9 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         Seeds the deal into parts and each part's reduced set. For one value, one input
         (and, for dask arrays and files, one chunking) the fit is identical on any cluster.
     verbose : int, default=0
-        0 silent; 1 a progress bar over the finished parts.
+        0 silent; 1 a progress bar over the finished parts and over the final model's
+        sub-problems; 2 also a line per finished part and per final solve (and its Newton
+        iterations) on standard error or the 'sparsekernel' logger.
 
     Attributes
     ----------
@@ -140,7 +156,7 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         Final linear model's weights on the part scores.
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Final linear model's bias.
-    n_iter_ : ndarray
+    n_iter_ : ndarray of shape (n_problems,)
         Newton iterations of the final model per sub-problem.
     part_n_iter_ : ndarray of shape (n_parts, n_problems)
         Newton iterations of each part model.
@@ -161,19 +177,19 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
     >>> from sklearn.datasets import make_moons
     >>> from sparsekernel.distributed import MapReduceSVC
     >>> X, y = make_moons(2000, noise=0.1, random_state=0)
-    >>> clf = MapReduceSVC(n_parts=4, n_basis=30, gamma=2.0, C=10.0, random_state=0)
+    >>> clf = MapReduceSVC(n_parts=4, n_basis=120, gamma=2.0, C=10.0, random_state=0)
     >>> bool(clf.fit(X, y).score(X, y) > 0.95)
     True
     """
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
-        **SOLVER_CONSTRAINTS,
-        "n_basis": BASIS_CONSTRAINTS["n_basis"],
+        **constraints("C", "tol", "max_iter", "class_weight", "random_state", "verbose",
+                      "memory_budget"),
+        "smoothing": [Interval("real", 0, None, closed="neither")],
+        "n_basis": N_BASIS,
         "basis": [str, BasisSelector],
-        "random_state": ["random_state"],
         "n_parts": [Interval("int", 1, None, closed="left")],
         "final_C": [Interval("real", 0, None, closed="neither")],
-        "class_weight": [None, Options("balanced"), "dict"],
         "client": [None, str, _ClientConstraint()],
         "n_jobs": [None, Interval("int", None, -1, closed="right"),
                    Interval("int", 1, None, closed="left")],
@@ -225,64 +241,57 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
         rng = check_random_state(self.random_state)
         split_seed = int(rng.randint(_SEED_MAX))
         part_seeds = [int(s) for s in rng.randint(_SEED_MAX, size=self.n_parts)]
+        submit = (self._submit_blocks if _is_path_list(X) or is_dask_collection(X)
+                  else self._submit_arrays)
         with open_client(self.client, self.n_jobs, type(self).__name__) as client, \
                 _one_blas_thread(self.client, self.n_jobs):
-            if _is_path_list(X) or is_dask_collection(X):
-                tasks = self._submit_blocks(client, X, y, sample_weight, split_seed,
-                                            part_seeds)
-            else:
-                tasks = self._submit_arrays(client, X, y, sample_weight, split_seed,
-                                            part_seeds)
+            tasks = submit(client, X, y, sample_weight, split_seed, part_seeds)
             payloads = self._gather(client, tasks)
-        self._reduce(payloads)
+        self._union(payloads)
+        self._fit_final(payloads)
         return self
 
-    def _check_params(self):
-        validate_params(type(self).__name__, self._parameter_constraints,
-                        self.get_params(deep=False))
-        parse_memory_budget(self.memory_budget)
+    def _part_params(self, gamma, n_samples):
+        """ReducedSVC parameters of each part: one gamma for all, n_basis split over parts."""
+        shared = {"kernel": self.kernel, "gamma": gamma, "degree": self.degree,
+                  "coef0": self.coef0, "C": self.C, "basis": self.basis,
+                  "smoothing": self.smoothing, "memory_budget": self.memory_budget,
+                  "tol": self.tol, "max_iter": self.max_iter, "class_weight": self.class_weight}
+        sizes = _split(resolve_n_basis(self.n_basis, n_samples), self.n_parts)
+        return [{**shared, "n_basis": int(m)} for m in sizes]
 
-    def _part_params(self, gamma):
-        return {"kernel": self.kernel, "gamma": gamma, "degree": self.degree,
-                "coef0": self.coef0, "C": self.C, "n_basis": self.n_basis, "basis": self.basis,
-                "smoothing": self.smoothing, "memory_budget": self.memory_budget,
-                "tol": self.tol, "max_iter": self.max_iter, "class_weight": self.class_weight}
-
-    def _set_classes(self, classes, counts):
-        check_classification_targets(classes)
-        if len(classes) < 2:
-            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; got "
-                             f"1 class ({plain(classes[0])!r}).")
+    def _check_counts(self, counts):
+        """Every class is dealt over every part, so each needs n_parts samples."""
         short = counts < self.n_parts
         if short.any():
             k = int(np.flatnonzero(short)[0])
             raise ValueError(
                 f"{type(self).__name__} deals every class over the n_parts={self.n_parts} "
                 f"parts, so each class needs at least n_parts samples; class "
-                f"{plain(classes[k])!r} has {int(counts[k])}. Lower n_parts."
+                f"{plain(self.classes_[k])!r} has {int(counts[k])}. Lower n_parts."
             )
-        self.classes_ = classes
 
     def _submit_arrays(self, client, X, y, sample_weight, split_seed, part_seeds):
         """In-memory data: deal on the driver; each part rides inside its task, so the
         scheduler can rerun it on another worker if its worker dies."""
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=DTYPES)
         sw = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
-        classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
-        self._set_classes(classes, counts)
+        self._set_classes(y)
+        codes = self._encode(y)
+        counts = np.bincount(codes, minlength=len(self.classes_))
+        self._check_counts(counts)
         offsets = _parts.start_offsets(counts[None, :], self.n_parts)[0]
-        part = _parts.deal(codes, len(classes), self.n_parts, offsets,
+        part = _parts.deal(codes, len(self.classes_), self.n_parts, offsets,
                            np.random.default_rng([split_seed, 0]))
-        params = self._part_params(resolve_gamma(self.gamma, X))
+        params = self._part_params(resolve_gamma(self.gamma, X), X.shape[0])
         tasks = []
         for p, seed in enumerate(part_seeds):
             rows = np.flatnonzero(part == p)
             data = (X[rows], y[rows], None if sw is None else sw[rows])
-            tasks.append(client.submit(_parts.fit_part, data, params, seed, pure=False))
+            tasks.append(client.submit(_parts.fit_part, data, params[p], seed, pure=False))
         return tasks
 
     def _block_futures(self, client, X, y, sample_weight):
@@ -315,10 +324,12 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         blocks = self._block_futures(client, X, y, sample_weight)
         stats = client.gather([client.submit(_parts.block_stats, b) for b in blocks])
         classes, counts, n_features, variance = _parts.merge_stats(stats)
-        self._set_classes(classes, counts.sum(axis=0))
+        self._set_classes(classes)
+        self._check_counts(counts.sum(axis=0))
         self.n_features_in_ = int(n_features)
         self.__dict__.pop("feature_names_in_", None)  # left by an earlier DataFrame fit
-        params = self._part_params(self._resolve_gamma(n_features, variance))
+        params = self._part_params(self._resolve_gamma(n_features, variance),
+                                   int(counts.sum()))
         offsets = _parts.start_offsets(counts, self.n_parts)
         pieces = [[] for _ in range(self.n_parts)]
         for b, block in enumerate(blocks):
@@ -326,7 +337,7 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
                                   [split_seed, b], n_features, pure=False)
             for p in range(self.n_parts):
                 pieces[p].append(client.submit(operator.getitem, split, p, pure=False))
-        return [client.submit(_parts.fit_part, pieces[p], params, seed, pure=False)
+        return [client.submit(_parts.fit_part, pieces[p], params[p], seed, pure=False)
                 for p, seed in enumerate(part_seeds)]
 
     def _resolve_gamma(self, n_features, variance):
@@ -342,28 +353,34 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         distributed = import_distributed(type(self).__name__)
         order = {t.key: p for p, t in enumerate(tasks)}
         payloads = [None] * len(tasks)
+        name = type(self).__name__
         try:
-            with SolverProgress(self.verbose, len(tasks), f"{type(self).__name__} map") as bar:
+            with SolverProgress(self.verbose, len(tasks), f"{name} map") as bar:
                 for task in distributed.as_completed(tasks, loop=client.loop):
-                    payloads[order[task.key]] = task.result()
+                    p = order[task.key]
+                    payloads[p] = pl = task.result()
                     bar.done()
+                    log_line(self.verbose, name, f"part {p} fitted",
+                             {"n_rows": int(pl["n_rows"]), "n_iter": int(np.max(pl["n_iter"])),
+                              "n_basis": int(pl["centers"].shape[0])})
         except BaseException:
             client.cancel(tasks)
             raise
         return payloads
 
     # --------------------------------------------------------------- reduce
-    def _reduce(self, payloads):
-        """Union of the reduced sets, encoded by every part model (the big table), then the
-        final linear smooth SVM on it."""
+    def _union(self, payloads):
+        """The union of the reduced sets and the part models as one block-diagonal map."""
         for p, pl in enumerate(payloads):
             if not np.array_equal(pl["classes"], self.classes_):
                 raise ValueError(f"Part {p} holds classes {pl['classes'].tolist()}, not all "
                                  f"of {self.classes_.tolist()}.")
-            if np.any(pl["n_iter"] >= self.max_iter):
-                warnings.warn(f"{type(self).__name__}: the model of part {p} did not converge "
-                              f"in max_iter={self.max_iter} iterations.", ConvergenceWarning,
-                              stacklevel=3)
+        # The parts' ReducedSVC results stay on the workers; their iteration counts do not.
+        late = [p for p, pl in enumerate(payloads) if np.any(pl["n_iter"] >= self.max_iter)]
+        if late:
+            warnings.warn(f"{type(self).__name__} did not converge: the models of parts {late} "
+                          f"reached max_iter={self.max_iter} Newton iterations.",
+                          ConvergenceWarning, stacklevel=3)
         centers = [pl["centers"] for pl in payloads]
         self.basis_ = (sp.vstack(centers, format="csr") if sp.issparse(centers[0])
                        else np.vstack(centers))
@@ -378,23 +395,31 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         self.gamma_ = _union_gamma([pl["gamma"] for pl in payloads], sizes)
         self.part_n_iter_ = np.array([pl["n_iter"] for pl in payloads])
         self.part_n_samples_ = np.array([pl["n_rows"] for pl in payloads])
-        table = self.part_decision_function(self.basis_)
-        y_table = np.concatenate([pl["y"] for pl in payloads])
+
+    def _fit_final(self, payloads):
+        """The linear SSVM on the big table (the reduced-set rows encoded by the parts)."""
+        table = self._part_scores(self.basis_)
+        y = np.concatenate([pl["y"] for pl in payloads])
         weights = [pl["sample_weight"] for pl in payloads]
-        sw = None if weights[0] is None else np.concatenate(weights)
-        final = SmoothSVC(kernel="linear", C=self.final_C, smoothing=self.smoothing,
-                          tol=self.tol, max_iter=self.max_iter, class_weight=self.class_weight)
-        final.fit(table, y_table, sample_weight=sw)
-        self.coef_, self.intercept_, self.n_iter_ = final.coef_, final.intercept_, final.n_iter_
+        sw = self._weights(y, None if weights[0] is None else np.concatenate(weights))
+        targets, loss = self._targets(self._encode(y)), SquaredSmoothHinge(self.smoothing)
+
+        def solve(j, callback):
+            return newton_armijo(table, targets[:, j], loss, C=self.final_C, sample_weight=sw,
+                                 tol=self.tol, max_iter=self.max_iter, callback=callback)
+
+        results = self._solve_each(self._n_problems, solve, self._problem_labels)
+        self.coef_ = np.zeros((self._n_problems, table.shape[1]))
+        self.intercept_ = np.zeros(self._n_problems)
+        self.n_iter_ = np.zeros(self._n_problems, dtype=int)
+        for j, res in enumerate(results):
+            self.coef_[j], self.intercept_[j], self.n_iter_[j] = (res.coef, res.intercept,
+                                                                  res.n_iter)
 
     # -------------------------------------------------------------- predict
-    def _kernel(self):
-        return Kernel(self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0,
-                      memory_budget=self.memory_budget)
-
-    def _validate_X(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+    def _part_scores(self, X):
+        Z = self.basis_.astype(X.dtype, copy=False)
+        return self._kernel().apply(X, Z, self.part_coef_) + self.part_intercept_
 
     def part_decision_function(self, X):
         """Algorithm 5, step 0: the part models' decision values, the final model's input.
@@ -411,9 +436,11 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         """
         if is_dask_collection(X):
             return _dask_method(self, X, "part_decision_function")
-        X = self._validate_X(X)
-        Z = self.basis_.astype(X.dtype, copy=False)
-        return self._kernel().apply(X, Z, self.part_coef_) + self.part_intercept_
+        check_is_fitted(self)
+        return self._part_scores(self._validate_X(X))
+
+    def _raw_decision(self, X):
+        return self.part_decision_function(X) @ self.coef_.T + self.intercept_
 
     def decision_function(self, X):
         """Final linear model on the part scores: shape (n,) for two classes, else (n, k).
@@ -423,16 +450,13 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         """
         if is_dask_collection(X):
             return _dask_method(self, X, "decision_function")
-        scores = self.part_decision_function(X) @ self.coef_.T + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return super().decision_function(X)
 
     def predict(self, X):
         """Class labels (Algorithm 5, step 1); dask in, dask out as for decision_function."""
         if is_dask_collection(X):
             return _dask_method(self, X, "predict")
-        scores = self.decision_function(X)
-        idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
-        return self.classes_[idx]
+        return super().predict(X)
 
     def __getstate__(self):
         # A live Client cannot be pickled; a fitted model must still travel to workers
@@ -441,11 +465,6 @@ class MapReduceSVC(ClassifierMixin, BaseEstimator):
         if _ClientConstraint().is_satisfied_by(state.get("client")):
             state["client"] = state["client"].scheduler.address
         return state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
 
 def _one_blas_thread(client, n_jobs):

@@ -18,11 +18,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 
+from ..base import DTYPES
+
 __all__ = ["block_stats", "deal", "fit_part", "load_libsvm_block", "make_block", "merge_stats",
            "split_block", "stack_pieces", "start_offsets"]
-
-_DTYPES = [np.float64, np.float32]
-
 
 def deal(codes, n_classes, n_parts, offsets, rng):
     """Part index of every row; ``codes`` are class indices, ``offsets`` per-class starts."""
@@ -47,7 +46,7 @@ def start_offsets(block_counts, n_parts):
 
 def make_block(X, y, sample_weight=None):
     """One validated block ``(X, y, sample_weight)``; X dense float or CSR."""
-    X = check_array(X, accept_sparse="csr", dtype=_DTYPES)
+    X = check_array(X, accept_sparse="csr", dtype=DTYPES)
     y = np.asarray(y).ravel()
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"A block has {X.shape[0]} rows in X but {y.shape[0]} labels in y.")

@@ -29,27 +29,24 @@ flops of the dense product with U Lambda^(-1/2) on all m (0.38 s against 0.75 s 
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from scipy.linalg import eigh, solve_triangular
 from scipy.linalg.blas import get_blas_funcs
 from scipy.linalg.lapack import dpstrf
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ..kernels import Kernel
-from ..utils import (
-    Interval,
-    Options,
-    numpy_blas_single_threaded,
-    parse_memory_budget,
-    validate_params,
+from ..base import (
+    BASIS_CONSTRAINTS,
+    KERNEL_CONSTRAINTS,
+    KernelExpansionMixin,
+    SparseKernelEstimator,
 )
-from ._reduced import BASIS_CONSTRAINTS, KERNEL_CONSTRAINTS, make_kernel, select_basis
+from ..kernels import Kernel
+from ..utils import Interval, Options, eigenvalue_floor, numpy_blas_single_threaded
 
-__all__ = ["NystromFeatures", "NystromMap", "nystrom_map"]
+__all__ = ["NystromFeatures", "NystromMap", "nystrom_from_basis", "nystrom_map"]
 
 
 class NystromMap:
@@ -66,6 +63,7 @@ class NystromMap:
         self.normalization, self.eigenvalues = normalization, eigenvalues
         self.triangular = triangular
         self.selected = None  # indices into the given landmarks, when only some are used
+        self.indices = None  # training rows of the landmarks, when they are training rows
 
     @property
     def n_components(self):
@@ -108,12 +106,6 @@ class NystromMap:
         return out
 
 
-def _floor(rcond, dtype):
-    if isinstance(rcond, str):
-        return 10.0 * np.finfo(dtype).eps
-    return float(rcond)
-
-
 def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     """Eigendecompose (or factor) K(Z, Z) in float64 and return the :class:`NystromMap`.
 
@@ -134,7 +126,7 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     K = kernel(Z64, Z64)
     K = 0.5 * (K + K.T)  # exact symmetry for eigh
     if method == "cholesky":
-        return _cholesky_map(kernel, Z, K, _floor(rcond, dtype))
+        return _cholesky_map(kernel, Z, K, eigenvalue_floor(dtype, rcond))
     # In the features' precision (float32 features cannot use more; it halves the time),
     # on one thread: LAPACK's eigensolvers synchronize often, and on a busy 2-core machine
     # two OpenBLAS threads took 19 s for m = 2000 against 4-5 s for one.
@@ -144,7 +136,7 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     lam, U = lam[::-1], U[:, ::-1]  # descending: component 0 is the largest
     # Fix each eigenvector's sign (largest entry positive) so features are reproducible.
     U = U * np.sign(U[np.abs(U).argmax(axis=0), np.arange(U.shape[1])])
-    keep = lam > _floor(rcond, dtype) * max(lam[0], 0.0)
+    keep = lam > eigenvalue_floor(dtype, rcond) * max(lam[0], 0.0)
     if not keep.any():
         raise ValueError(
             "K(Z, Z) has no positive eigenvalue: the kernel is zero on the landmarks "
@@ -175,7 +167,7 @@ def _cholesky_map(kernel, Z, K, floor):
     return fmap
 
 
-class NystromFeatures(TransformerMixin, BaseEstimator):
+class NystromFeatures(TransformerMixin, KernelExpansionMixin, SparseKernelEstimator):
     """Map X to Nystrom features K(X, Z) U Lambda^(-1/2) on m landmarks Z (LLSVM).
 
     Inner products of the features approximate the kernel: F(X) F(Y)^T = K(X, Z) K(Z, Z)^+
@@ -197,9 +189,9 @@ class NystromFeatures(TransformerMixin, BaseEstimator):
         Landmarks: 'kmeans' (centroids of a subsample, the LLSVM choice), 'random' training
         rows, or an explicit (m, d) array.
     rcond : 'auto' or float, default='auto'
-        Eigenvalues of K(Z, Z) at or below ``rcond * lambda_max`` are dropped (module
-        docstring); 'auto' is ``10 * eps`` of the feature dtype (2.2e-15 for float64 and
-        1.2e-6 for float32 features).
+        Eigenvalues of K(Z, Z) at or below ``rcond * lambda_max`` are dropped; 'auto' is the
+        package's one floor, ``10 * eps`` of the feature dtype (2.2e-15 for float64 and
+        1.2e-6 for float32 features; :func:`sparsekernel.utils.eigenvalue_floor`).
     memory_budget : int, str or None, default=None
         Bytes for one block of kernel evaluations (None: 1 GiB).
     random_state : int, RandomState or None, default=None
@@ -238,29 +230,21 @@ class NystromFeatures(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Choose the landmarks from X and eigendecompose K(Z, Z)."""
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params(False))
-        parse_memory_budget(self.memory_budget)
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
-        fmap = fit_nystrom_map(self, X, None)
-        self._set_map_attributes(fmap)
-        return self
-
-    def _set_map_attributes(self, fmap):
+        """Choose the landmarks from X and whiten K(Z, Z)."""
+        X = self._validate_X(X, reset=True)
+        kern, res = self._fit_kernel_basis(X)
+        fmap = nystrom_from_basis(kern, res, self.rcond, X.dtype, "eigh")
         self.basis_, self.normalization_ = fmap.Z, fmap.normalization
         self.eigenvalues_, self.n_components_ = fmap.eigenvalues, fmap.n_components
+        return self
 
     def _map(self):
-        kern = Kernel(self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0,
-                      memory_budget=self.memory_budget)
-        return NystromMap(kern, self.basis_, self.normalization_, self.eigenvalues_)
+        return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_)
 
     def transform(self, X):
         """Return the (n, n_components_) features, float32 for float32 input."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
-                          reset=False)
-        return self._map().transform(X)
+        return self._map().transform(self._validate_X(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -269,16 +253,27 @@ class NystromFeatures(TransformerMixin, BaseEstimator):
         return tags
 
 
-def fit_nystrom_map(est, X, y_basis, method="eigh"):
-    """Landmarks and map from an estimator's parameters; sets basis_indices_ and gamma_."""
-    res = select_basis(X, y_basis, est.n_basis, est.basis, est.random_state)
-    kern = make_kernel(est.kernel, est.gamma, est.degree, est.coef0, est.memory_budget, X,
-                       res.gamma)
-    est.basis_indices_, est.gamma_ = res.indices, kern.gamma
-    rcond = est.rcond if isinstance(est.rcond, numbers.Real) else "auto"
-    fmap = nystrom_map(kern, res.centers, rcond, X.dtype, method)
-    if fmap.selected is not None:  # pivoted Cholesky kept the independent landmarks only
-        est.gamma_ = fmap.kernel.gamma
-        if est.basis_indices_ is not None:
-            est.basis_indices_ = np.asarray(est.basis_indices_)[fmap.selected]
+def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="eigh"):
+    """The :class:`NystromMap` on a selector's landmarks (plain arguments, no estimator).
+
+    Parameters
+    ----------
+    kernel : Kernel
+        With gamma resolved (per-centre widths follow their centres).
+    basis : BasisResult
+        The chosen landmarks and, when they are training rows, their indices.
+    rcond, dtype, method
+        As in :func:`nystrom_map`.
+
+    Returns
+    -------
+    NystromMap
+        ``indices`` holds the training rows of the landmarks kept (None when they are not
+        training rows); with Cholesky whitening only the independent ones are kept.
+    """
+    fmap = nystrom_map(kernel, basis.centers, rcond, dtype, method)
+    idx = basis.indices
+    if idx is not None and fmap.selected is not None:
+        idx = np.asarray(idx)[fmap.selected]
+    fmap.indices = idx
     return fmap

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import inspect
+from sklearn.base import TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
-import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
-
-from ..basis import BasisSelector, make_basis_selector, resolve_n_basis
-from ..kernels import KERNELS, Kernel, resolve_gamma
+from ..base import (
+    BASIS_CONSTRAINTS,
+    KERNEL_CONSTRAINTS,
+    KernelExpansionMixin,
+    SparseKernelEstimator,
+)
 from ..kernels._functions import working_dtype
-from ..utils import Interval, Options, parse_memory_budget, validate_params
 
-__all__ = ["KernelBlocks", "ReducedFeatures", "make_kernel", "reduced_design", "select_basis"]
+__all__ = ["KernelBlocks", "ReducedFeatures", "reduced_design"]
 
 
 class KernelBlocks:
@@ -52,52 +51,7 @@ def reduced_design(kernel, X, Z):
     return KernelBlocks(kernel, X, Z)
 
 
-def _accepts_kernel(selector):
-    try:
-        params = inspect.signature(selector.select).parameters
-    except (TypeError, ValueError):
-        return False
-    return "kernel" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
-
-
-def select_basis(X, y, n_basis, basis, random_state, kernel=None):
-    """Resolve ``n_basis`` and ``basis`` and return the selector's BasisResult.
-
-    ``kernel`` (the estimator's Kernel with gamma resolved) is passed on to selectors whose
-    ``select`` accepts it (IRSVM, systematic and clustering need kernel values).
-    """
-    selector = make_basis_selector(basis)
-    m = resolve_n_basis(n_basis, X.shape[0]) if not hasattr(selector, "centers") else None
-    extra = {"kernel": kernel} if kernel is not None and _accepts_kernel(selector) else {}
-    return selector.select(X, y, n_basis=m, random_state=check_random_state(random_state),
-                           **extra)
-
-
-def make_kernel(kernel, gamma, degree, coef0, memory_budget, X, basis_gamma=None):
-    """Build the Kernel with gamma resolved on X; per-centre widths from the basis win."""
-    g = basis_gamma if basis_gamma is not None else resolve_gamma(gamma, X)
-    return Kernel(kernel, gamma=g, degree=degree, coef0=coef0, memory_budget=memory_budget)
-
-
-KERNEL_CONSTRAINTS = {
-    "kernel": [Options(*KERNELS, "gaussian", "poly")],
-    "gamma": [Options("scale", "auto"), Interval("real", 0, None, closed="neither")],
-    "degree": [Interval("int", 1, None, closed="left")],
-    "coef0": [Interval("real", None, None, closed="neither")],
-    "memory_budget": [None, Interval("real", 1, None, closed="left"), str],
-}
-BASIS_CONSTRAINTS = {
-    "n_basis": [
-        Options("auto"),
-        Interval("int", 1, None, closed="left"),
-        Interval("real", 0, 1, closed="right"),
-    ],
-    "basis": [str, "array-like", BasisSelector],
-    "random_state": ["random_state"],
-}
-
-
-class ReducedFeatures(TransformerMixin, BaseEstimator):
+class ReducedFeatures(TransformerMixin, KernelExpansionMixin, SparseKernelEstimator):
     """Map X to the reduced kernel features K(X, Z) on m basis points Z.
 
     Parameters
@@ -116,6 +70,7 @@ class ReducedFeatures(TransformerMixin, BaseEstimator):
     memory_budget : int, str or None, default=None
         Bytes for one block of kernel evaluations (None: 1 GiB).
     random_state : int, RandomState or None, default=None
+        Seed of the basis selection.
 
     Attributes
     ----------
@@ -139,28 +94,15 @@ class ReducedFeatures(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Choose the basis points Z from X."""
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params(False))
-        parse_memory_budget(self.memory_budget)
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
-        kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
-                           self.memory_budget, X)
-        res = select_basis(X, None, self.n_basis, self.basis, self.random_state, kern)
-        if res.gamma is not None:
-            kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
-                               self.memory_budget, X, res.gamma)
-        self.basis_, self.basis_indices_, self.gamma_ = res.centers, res.indices, kern.gamma
+        """Choose the basis points Z from X (with this transformer's kernel)."""
+        X = self._validate_X(X, reset=True)
+        self._fit_kernel_basis(X)
         return self
-
-    def _kernel(self):
-        return Kernel(self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0,
-                      memory_budget=self.memory_budget)
 
     def transform(self, X):
         """Return K(X, Z) of shape (n, m), float32 for float32 input."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
-                          reset=False)
+        X = self._validate_X(X)
         Z = self.basis_.astype(X.dtype, copy=False)
         return self._kernel()(X, Z)
 

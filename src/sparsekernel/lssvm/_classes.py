@@ -1,16 +1,17 @@
-"""LSSVR and LSSVC: exact LS-SVM for small n, reduced (Nystrom) LS-SVM when n_basis is given."""
+"""LSSVR and LSSVC: the reduced (Nystrom) LS-SVM on n_basis points, or exact with None."""
 
 from __future__ import annotations
 
-from ..utils import Options
-from ._base import BaseLSSVM, LSSVMClassifierMixin, LSSVMRegressorMixin
+from ..base import OneVsRestClassifierMixin, SingleTargetRegressorMixin
+from ..utils import constraints
+from ._base import BaseLSSVM, as_single_target
 from ._docs import doc
 
 __all__ = ["LSSVC", "LSSVR"]
 
 
-class LSSVR(LSSVMRegressorMixin, BaseLSSVM):
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis=None,
+class LSSVR(SingleTargetRegressorMixin, BaseLSSVM):
+    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis="auto",
                  basis="random", memory_budget=None, random_state=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
@@ -38,18 +39,16 @@ class LSSVR(LSSVMRegressorMixin, BaseLSSVM):
         -------
         self
         """
-        self._check_params()
-        X, Y, sw = self._regressor_data(X, y, sample_weight)
-        self._fit_targets(X, Y, sw, None)
-        self._as_regressor()
-        return self
+        X, y, sw = self._regressor_data(X, y, sample_weight)
+        self._fit_targets(X, y[:, None], sw, None)
+        return as_single_target(self)
 
 
-class LSSVC(LSSVMClassifierMixin, BaseLSSVM):
+class LSSVC(OneVsRestClassifierMixin, BaseLSSVM):
     _parameter_constraints = {**BaseLSSVM._parameter_constraints,
-                              "class_weight": [None, Options("balanced"), "dict"]}
+                              **constraints("class_weight")}
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis=None,
+    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis="auto",
                  basis="random", memory_budget=None, class_weight=None, random_state=None,
                  verbose=0):
         self.kernel = kernel
@@ -79,19 +78,19 @@ class LSSVC(LSSVMClassifierMixin, BaseLSSVM):
         -------
         self
         """
-        self._check_params()
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
         self._fit_targets(X, Y, sw, y_enc)
         return self
 
 
 LSSVR.__doc__ = doc(
-    "Least-squares support vector regression (Suykens): exact, or reduced with n_basis.",
+    "Least-squares support vector regression (Suykens): reduced on n_basis points, or exact\n"
+    "    with n_basis=None.",
     ["kernel", "C", "n_basis", "basis", "memory_budget", "random_state", "verbose"],
 )
 LSSVC.__doc__ = doc(
-    "Least-squares support vector classifier (Suykens & Vandewalle 1999): exact, or reduced\n"
-    "    with n_basis.",
+    "Least-squares support vector classifier (Suykens & Vandewalle 1999): reduced on n_basis\n"
+    "    points, or exact with n_basis=None.",
     ["kernel", "C", "n_basis", "basis", "memory_budget", "class_weight", "random_state",
      "verbose"],
     classifier=True,
@@ -101,7 +100,7 @@ LSSVC.__doc__ = doc(
     >>> from sklearn.datasets import make_moons
     >>> from sparsekernel import LSSVC
     >>> X, y = make_moons(300, noise=0.1, random_state=0)
-    >>> exact = LSSVC(gamma=2.0, C=10.0).fit(X, y)
+    >>> exact = LSSVC(gamma=2.0, C=10.0, n_basis=None).fit(X, y)
     >>> reduced = LSSVC(gamma=2.0, C=10.0, n_basis=40, random_state=0).fit(X, y)
     >>> exact.n_support_, reduced.n_support_
     (300, 40)

@@ -28,13 +28,16 @@ PARAMS = {
     C : float, default=1.0
         Weight of the squared-error term (objective above).""",
     "n_basis": """
-    n_basis : None, 'auto', int or float, default=None
-        None: the exact LS-SVM (every training row is a support vector; O(n^2) memory,
-        refused past ``memory_budget``). Otherwise the reduced LS-SVM on m basis points:
-        an int in [1, n], a fraction of n in (0, 1], or 'auto' = min(n, 1000).""",
+    n_basis : 'auto', int, float or None, default='auto'
+        Number m of basis functions of the fitted model: an int, a fraction of the training
+        rows in (0, 1], or 'auto' = min(n, 1000) (the reduced LS-SVM on m basis points Z).
+        None: the exact LS-SVM, every training row a basis function (O(n^2) memory; refused
+        past ``memory_budget`` with the estimate).""",
     "basis": """
-    basis : {'random', 'kmeans', 'kmedoids'}, array-like or BasisSelector, default='random'
-        How the reduced LS-SVM chooses its basis points Z (ignored when n_basis is None).""",
+    basis : str, array-like or BasisSelector, default='random'
+        How the reduced LS-SVM chooses its basis points Z ('random', 'kmeans', 'kmedoids',
+        'incremental', 'systematic', 'clustering'; a selector receives this estimator's
+        kernel), or Z itself. Ignored when n_basis is None.""",
     "memory_budget": """
     memory_budget : int, str or None, default=None
         Bytes (None: 1 GiB). An exact fit needing more (about 24 n^2 bytes) is refused
@@ -47,7 +50,8 @@ PARAMS = {
         Seed for the basis selection (and, where used, the validation split).""",
     "verbose": """
     verbose : int, default=0
-        0 silent; larger values report progress through the ``sparsekernel`` logger.""",
+        0 silent; 2 or more: one line per solve (status, objective) on standard error, or
+        through the ``sparsekernel`` logger when the application configured it.""",
 }
 
 ATTRIBUTES = """

@@ -27,31 +27,34 @@ start.
 
 from __future__ import annotations
 
-import logging
 import warnings
 
 import numpy as np
-from sklearn.base import RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from ..features import make_kernel
-from ..kernels import Kernel
+from ..base import (
+    FitInterruptedWarning,
+    KernelExpansionMixin,
+    SingleTargetRegressorMixin,
+    SparseKernelEstimator,
+    report_result,
+)
+from ..kernels import resolve_gamma
 from ..solvers import IncrementalLSSVM
-from ..svm._base import _DTYPES
-from ..utils import Interval, check_sample_weight
-from ._base import LSSVM_CONSTRAINTS, BaseLSSVM, dense_rows
+from ..utils import Interval, log_line
+from ._base import LSSVM_CONSTRAINTS
 from ._docs import PARAMS, doc
 
 __all__ = ["OnlineLSSVR"]
 
-_CHUNK = 512
-logger = logging.getLogger("sparsekernel")
+_CHUNK = 512  # arrivals per K(chunk, working set + chunk) evaluation
 
 
-class OnlineLSSVR(RegressorMixin, BaseLSSVM):
+class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernelEstimator):
     _parameter_constraints = {
         **LSSVM_CONSTRAINTS,
+        # The budget N_w is a count: a stream has no n to take a fraction of.
         "n_basis": [Interval("int", 1, None, closed="left")],
         "refactor_every": [None, Interval("int", 1, None, closed="left")],
     }
@@ -85,10 +88,9 @@ class OnlineLSSVR(RegressorMixin, BaseLSSVM):
         """
         for attr in ("_solver", "_Xw"):
             self.__dict__.pop(attr, None)
-        self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, y_numeric=True)
+        X, y, sw = self._regressor_data(X, y, sample_weight)
         self._start(X)
-        return self._stream(X, y, sample_weight)
+        return self._stream(X, y, sw)
 
     def partial_fit(self, X, y, sample_weight=None):
         """Stream one point or a batch (rows in order) into the current model.
@@ -107,29 +109,25 @@ class OnlineLSSVR(RegressorMixin, BaseLSSVM):
         self
         """
         first = not hasattr(self, "basis_")
-        if first:
-            self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, y_numeric=True,
-                             reset=first)
+        X, y, sw = self._regressor_data(X, y, sample_weight, reset=first)
         if first:
             self._start(X)
         elif not hasattr(self, "_solver"):
             self._restore()
-        return self._stream(X, y, sample_weight)
+        return self._stream(X, y, sw)
 
     def _start(self, X):
-        kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
-                           self.memory_budget, X)
-        self.gamma_ = kern.gamma
+        self.gamma_ = resolve_gamma(self.gamma, X)
         self.n_samples_seen_ = 0
+        self._new_solver(X.shape[1])
+
+    def _new_solver(self, n_features):
         self._solver = IncrementalLSSVM(self.n_basis + 1, self.C, self.refactor_every)
-        self._Xw = np.zeros((self.n_basis + 1, X.shape[1]))
+        self._Xw = np.zeros((self.n_basis + 1, n_features))
 
     def _restore(self):
         """Rebuild the solver from the public attributes (after :func:`sparsekernel.io.load`)."""
-        seen = self.n_samples_seen_
-        self._start(self.basis_)
-        self.n_samples_seen_ = seen
+        self._new_solver(self.basis_.shape[1])
         Xw = np.asarray(self.basis_, dtype=np.float64)
         K = self._kernel()(Xw, Xw)
         solver = self._solver
@@ -140,25 +138,25 @@ class OnlineLSSVR(RegressorMixin, BaseLSSVM):
                               weight=self.support_weights_[i])
             self._Xw[slot] = Xw[i]
 
-    def _stream(self, X, y, sample_weight):
-        sw = check_sample_weight(sample_weight, X.shape[0])
-        y = np.asarray(y, dtype=np.float64)
+    def _stream(self, X, y, sw):
         kern = self._kernel()
-        # The per-point work is O(N_w^2) on small matrices: threaded BLAS only adds overhead.
         done = 0
         try:
+            # The per-point work is O(N_w^2) on small matrices: threaded BLAS only adds
+            # overhead.
             with threadpool_limits(1, user_api="blas"):
                 for start in range(0, X.shape[0], _CHUNK):
                     rows = slice(start, min(start + _CHUNK, X.shape[0]))
-                    done = self._stream_chunk(kern, dense_rows(X[rows]), y[rows], sw[rows],
-                                              start)
-                    if self.verbose:
-                        logger.info("OnlineLSSVR: %d of %d rows streamed", done, X.shape[0])
+                    Xc = X[rows].toarray() if sp.issparse(X) else X[rows]
+                    done = self._stream_chunk(kern, np.asarray(Xc, dtype=np.float64), y[rows],
+                                              sw[rows], start)
+                    log_line(self.verbose, "OnlineLSSVR", "streamed",
+                             {"rows": done, "of": X.shape[0], "support": self._solver.size})
         except KeyboardInterrupt:
             # Every arrival leaves a consistent working set: keep what was streamed.
             warnings.warn(f"OnlineLSSVR interrupted after {done} of {X.shape[0]} rows; the "
-                          "model holds the working set at that point.", UserWarning,
-                          stacklevel=3)
+                          "model holds the working set at that point.", FitInterruptedWarning,
+                          stacklevel=4)
         self.n_samples_seen_ += done
         self._publish()
         return self
@@ -192,18 +190,9 @@ class OnlineLSSVR(RegressorMixin, BaseLSSVM):
         self.coef_, self.intercept_ = alpha[idx].copy(), b
         self.support_targets_ = solver.y[idx].copy()
         self.support_weights_ = solver.s[idx].copy()
-        self.objective_ = solver.result().objective
-
-    def _kernel(self):
-        return Kernel(self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0,
-                      memory_budget=self.memory_budget)
-
-    def predict(self, X):
-        """Predictions from the current working set, shape (n,)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
-        Z = self.basis_.astype(X.dtype, copy=False)
-        return self._kernel().apply(X, Z, self.coef_) + self.intercept_
+        res = solver.result()
+        self.objective_ = res.objective
+        report_result(self, res)
 
 
 OnlineLSSVR.__doc__ = doc(
@@ -213,13 +202,16 @@ OnlineLSSVR.__doc__ = doc(
     ["kernel", "C"],
     extra_params="""
     n_basis : int, default=200
-        Budget N_w: number of support vectors kept.
+        Number m of basis functions of the fitted model: here the budget N_w of support
+        vectors the working set keeps (an int only: a stream has no n to take a fraction
+        of, and no 'auto').
     refactor_every : int or None, default=1000
         Updates (additions and removals) between full refactorizations of the working-set
         system, which bound the round-off drift of the O(N_w^2) updates; None never.""" +
     PARAMS["memory_budget"] + """
     verbose : int, default=0
-        Log a line per 512 streamed rows (logger ``sparsekernel``, level INFO).""",
+        2 or more: a line per 512 streamed rows and one for the final solve, on standard
+        error or through the ``sparsekernel`` logger when it is configured.""",
     extra_attrs="""
     support_targets_ : ndarray of shape (m,)
         Targets of the kept points.

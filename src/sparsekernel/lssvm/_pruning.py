@@ -16,40 +16,42 @@ for the reduced fit. Both estimators share all of LSSVR/LSSVC's fitting code.
 
 from __future__ import annotations
 
-import logging
 import math
 import warnings
 
 import numpy as np
 from sklearn.model_selection import train_test_split
-from sklearn.utils.validation import validate_data
 
-from ..utils import Interval, Options
-from ._base import BaseLSSVM, LSSVMClassifierMixin, LSSVMRegressorMixin
+from ..base import (
+    FitInterruptedWarning,
+    OneVsRestClassifierMixin,
+    SingleTargetRegressorMixin,
+    report_result,
+)
+from ..kernels import resolve_gamma
+from ..utils import Interval, constraints, log_line
+from ._base import LSSVM_CONSTRAINTS, BaseLSSVM, as_single_target
 from ._docs import ATTRIBUTES, PARAMS, doc
 
 __all__ = ["PrunedLSSVC", "PrunedLSSVR"]
 
-logger = logging.getLogger("sparsekernel")
-
-_EXACT_PARAMS = [p for p in BaseLSSVM._parameter_constraints if p not in ("n_basis", "basis")]
-
 
 class _PruningMixin:
     _parameter_constraints = {
-        **{p: BaseLSSVM._parameter_constraints[p] for p in _EXACT_PARAMS},
+        **LSSVM_CONSTRAINTS,
+        **constraints("random_state"),
         "prune_fraction": [Interval("real", 0, 1, closed="neither")],
         "prune_tol": [Interval("real", 0, None, closed="left")],
         "validation_fraction": [Interval("real", 0, 1, closed="neither")],
         "min_support": [Interval("int", 1, None, closed="left")],
     }
+
     def _split(self, X, T, sw, X_val, y_val, stratify):
         """Training and validation parts: the user's set, or a validation_fraction split."""
         if X_val is not None:
             if y_val is None:
                 raise ValueError("X_val was given without y_val; pass both or neither.")
-            X_val = validate_data(self, X_val, accept_sparse="csr", dtype=[np.float64,
-                                  np.float32], reset=False)
+            X_val = self._validate_X(X_val)
             return X, T, sw, X_val, self._val_targets(y_val, X_val.shape[0])
         idx = np.arange(X.shape[0])
         try:
@@ -63,23 +65,19 @@ class _PruningMixin:
     def _prune(self, X, T, sw, X_val, T_val):
         """Refit on shrinking subsets; keep the last model within the tolerance."""
         keep = np.flatnonzero(sw > 0)
-        sizes, errors, state = [], [], None
+        # One kernel for the whole path: gamma='scale' is resolved on the training part once.
+        self.gamma_ = resolve_gamma(self.gamma, X)
+        self.pruning_path_ = {"n_support": [], "validation_mse": []}
+        state = None
         while True:
             try:
-                self._fit_exact(X[keep], T[keep], sw[keep])
+                report_result(self, self._fit_exact(X[keep], T[keep], sw[keep]))
             except KeyboardInterrupt:
                 if state is None:
                     raise
-                warnings.warn(f"{type(self).__name__} pruning interrupted after {len(sizes)} "
-                              "rounds; keeping the last accepted model.", UserWarning,
-                              stacklevel=3)
+                self._interrupted()
                 break
-            sizes.append(len(keep))
-            errors.append(float(np.mean((self._raw_decision(X_val) - T_val) ** 2)))
-            if self.verbose:
-                logger.info("%s: %d support vectors, validation MSE %.6g",
-                            type(self).__name__, sizes[-1], errors[-1])
-            if state is not None and errors[-1] > errors[0] * (1.0 + self.prune_tol) + 1e-15:
+            if not self._accept(keep, X_val, T_val):
                 break
             state = (keep, self.coef_, self.intercept_, self.objective_)
             n_drop = max(1, math.ceil(self.prune_fraction * len(keep)))
@@ -89,10 +87,24 @@ class _PruningMixin:
             keep = np.sort(keep[order[n_drop:]])
         keep, self.coef_, self.intercept_, self.objective_ = state
         self.basis_, self.basis_indices_ = X[keep], keep
-        self.pruning_path_ = {"n_support": np.array(sizes), "validation_mse": np.array(errors)}
+        self.pruning_path_ = {k: np.array(v) for k, v in self.pruning_path_.items()}
+
+    def _accept(self, keep, X_val, T_val):
+        """Record the refit on ``keep`` in the path; False once it is past the tolerance."""
+        sizes, errors = self.pruning_path_["n_support"], self.pruning_path_["validation_mse"]
+        sizes.append(len(keep))
+        errors.append(float(np.mean((self._raw_decision(X_val) - T_val) ** 2)))
+        log_line(self.verbose, type(self).__name__, f"pruning round {len(sizes)}",
+                 {"n_support": sizes[-1], "validation_mse": errors[-1]})
+        return len(sizes) == 1 or errors[-1] <= errors[0] * (1.0 + self.prune_tol) + 1e-15
+
+    def _interrupted(self):
+        rounds = len(self.pruning_path_["n_support"])
+        warnings.warn(f"{type(self).__name__} pruning interrupted after {rounds} rounds; "
+                      "keeping the last accepted model.", FitInterruptedWarning, stacklevel=4)
 
 
-class PrunedLSSVR(_PruningMixin, LSSVMRegressorMixin, BaseLSSVM):
+class PrunedLSSVR(_PruningMixin, SingleTargetRegressorMixin, BaseLSSVM):
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  prune_fraction=0.05, prune_tol=0.05, validation_fraction=0.2, min_support=2,
                  memory_budget=None, random_state=None, verbose=0):
@@ -130,16 +142,14 @@ class PrunedLSSVR(_PruningMixin, LSSVMRegressorMixin, BaseLSSVM):
         -------
         self
         """
-        self._check_params()
-        X, T, sw = self._regressor_data(X, y, sample_weight)
-        self._prune(*self._split(X, T, sw, X_val, y_val, None))
-        self._as_regressor()
-        return self
+        X, y, sw = self._regressor_data(X, y, sample_weight)
+        self._prune(*self._split(X, y[:, None], sw, X_val, y_val, None))
+        return as_single_target(self)
 
 
-class PrunedLSSVC(_PruningMixin, LSSVMClassifierMixin, BaseLSSVM):
+class PrunedLSSVC(_PruningMixin, OneVsRestClassifierMixin, BaseLSSVM):
     _parameter_constraints = {**_PruningMixin._parameter_constraints,
-                              "class_weight": [None, Options("balanced"), "dict"]}
+                              **constraints("class_weight")}
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  prune_fraction=0.05, prune_tol=0.05, validation_fraction=0.2, min_support=2,
@@ -162,10 +172,7 @@ class PrunedLSSVC(_PruningMixin, LSSVMClassifierMixin, BaseLSSVM):
         y_val = np.asarray(y_val).reshape(-1)
         if y_val.shape[0] != n:
             raise ValueError(f"y_val has {y_val.shape[0]} values but X_val has {n} rows.")
-        unknown = np.setdiff1d(y_val, self.classes_)
-        if unknown.size:
-            raise ValueError(f"y_val holds labels not seen in y: {unknown[:5].tolist()}.")
-        return self._targets(np.searchsorted(self.classes_, y_val))
+        return self._targets(self._encode(y_val))
 
     def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
         """Fit, then prune by the smallest |alpha| while the validation error holds.
@@ -183,7 +190,6 @@ class PrunedLSSVC(_PruningMixin, LSSVMClassifierMixin, BaseLSSVM):
         -------
         self
         """
-        self._check_params()
         X, y_enc, T, sw = self._classifier_data(X, y, sample_weight)
         self._prune(*self._split(X, T, sw, X_val, y_val, y_enc))
         return self

@@ -59,7 +59,7 @@ class UniformDesignSearchCV(GridSearchCV):
     C_range : 'auto', 'full', 'reduced' or (low, high), default='auto'
         Range of C (natural scale). 'full' is [1e-2, 1e4] (full-kernel SVM/SSVM/SSVR),
         'reduced' [1e0, 1e6] (RSVM); 'auto' picks 'reduced' when the estimator has an
-        ``n_basis`` parameter (at any nesting level), else 'full'.
+        ``n_basis`` parameter (at any nesting level) that is not None, else 'full'.
     gamma_range : 'auto', 'toolbox' or (low, high), default='auto'
         Range of gamma for the kernel exp(-gamma ||u - v||^2). 'auto' is the paper's: with
         rho the smallest nonzero squared distance between training rows, 0.150 <=
@@ -176,8 +176,9 @@ class UniformDesignSearchCV(GridSearchCV):
         if isinstance(self.C_range, str):
             kind = self.C_range
             if kind == "auto":
-                keys = self.estimator.get_params(deep=True)
-                reduced = any(k == "n_basis" or k.endswith("__n_basis") for k in keys)
+                params = self.estimator.get_params(deep=True)
+                reduced = any((k == "n_basis" or k.endswith("__n_basis")) and v is not None
+                              for k, v in params.items())  # n_basis=None: the full kernel
                 kind = "reduced" if reduced else "full"
             return np.log2(10.0 ** np.asarray(C_RANGES[kind]))
         return _check_range(self.C_range, "C_range")

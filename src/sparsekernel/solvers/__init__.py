@@ -8,6 +8,8 @@ small eigenproblems of :mod:`~sparsekernel.solvers.eigen`.
 from ._blocks import ArrayBlocks, as_row_blocks
 from ._losses import SquaredSmoothEpsilonInsensitive, SquaredSmoothHinge, smooth_plus
 from ._result import SolverResult
+from ._spd import spd_cholesky, spd_solve
+from .basis_lbfgs import basis_lbfgs
 from .block_minimization import SelectiveBlockMinimization
 from .dual_cd import dual_cd
 from .eigen import (
@@ -21,13 +23,20 @@ from .eigen import (
     symmetric_eigen,
     whitening,
 )
-from .least_squares import IncrementalLSSVM, lssvm_dual, lssvm_primal
+from .least_squares import (
+    IncrementalLSSVM,
+    NormalEquations,
+    lssvm_dual,
+    lssvm_normal_equations,
+    lssvm_primal,
+)
 from .newton_armijo import newton_armijo
 
 __all__ = [
     "ArrayBlocks",
     "EigenResult",
     "IncrementalLSSVM",
+    "NormalEquations",
     "MomentAccumulator",
     "Moments",
     "SelectiveBlockMinimization",
@@ -35,15 +44,19 @@ __all__ = [
     "SquaredSmoothEpsilonInsensitive",
     "SquaredSmoothHinge",
     "as_row_blocks",
+    "basis_lbfgs",
     "canonical_correlations",
     "dual_cd",
     "generalized_low_rank_eigen",
     "inverse_sqrt",
     "lssvm_dual",
+    "lssvm_normal_equations",
     "lssvm_primal",
     "newton_armijo",
     "relative_ridge",
     "smooth_plus",
+    "spd_cholesky",
+    "spd_solve",
     "symmetric_eigen",
     "whitening",
 ]

@@ -19,43 +19,38 @@ with sample weights ``s_i`` and an unpenalized bias ``b``. Three ways to solve i
 
       (F_c^T S F_c + I / C) w = F_c^T S (y - ybar),   b = ybar - fbar^T w
 
+  :func:`lssvm_normal_equations` returns them factored (:class:`NormalEquations`) for
+  callers that reuse the factor.
 - :class:`IncrementalLSSVM`: the dual system on a working set that grows and shrinks one point
   at a time in O(N_w^2) (bordered update / downdate of the inverse of ``A``), with a periodic
   full refactorization that bounds the drift.
 
 Targets may be one column (``y`` of shape (n,)) or several sharing one system (``Y`` of shape
 (n, k), e.g. one-vs-rest classes); ``coef`` and ``intercept`` of the result then have shapes
-(m, k) and (k,). Solvers import neither kernels nor scikit-learn.
+(m, k) and (k,). Every factorization goes through
+:func:`~sparsekernel.solvers._spd.spd_cholesky`, the package's one jitter policy. Solvers
+import neither kernels nor scikit-learn.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import cho_solve
 from scipy.linalg.blas import dger as _dger
 
 from ._blocks import as_row_blocks
 from ._result import SolverResult
+from ._spd import spd_cholesky
 
-__all__ = ["IncrementalLSSVM", "lssvm_dual", "lssvm_primal"]
-
-_JITTERS = (0.0, 1e-12, 1e-10, 1e-8, 1e-6)
-
-
-def _cholesky(A):
-    """Cholesky factor of the SPD matrix A; adds a growing relative jitter if it fails."""
-    scale = max(float(np.max(np.abs(np.diag(A)))), 1e-300)
-    for jitter in _JITTERS:
-        try:
-            return cho_factor(A + jitter * scale * np.eye(len(A)) if jitter else A,
-                              lower=True, check_finite=False), jitter
-        except LinAlgError:
-            continue
-    raise LinAlgError(
-        f"The LS-SVM system of size {len(A)} is not positive definite even with a relative "
-        f"jitter of {_JITTERS[-1]:g}; check the kernel matrix for NaN or a non-PSD kernel."
-    )
-
+__all__ = [
+    "IncrementalLSSVM",
+    "NormalEquations",
+    "lssvm_dual",
+    "lssvm_normal_equations",
+    "lssvm_primal",
+]
 
 def _check_weights(sample_weight, n):
     if sample_weight is None:
@@ -69,11 +64,10 @@ def _check_weights(sample_weight, n):
     return sw
 
 
-def _result(coef, intercept, objective, n_iter, message, history=None):
+def _result(coef, intercept, objective, n_iter, message):
     return SolverResult(coef=coef, intercept=intercept, objective=float(objective),
                         grad_norm=float("nan"), tol_reached=float("nan"), n_iter=n_iter,
-                        converged=True, status="converged", message=message,
-                        history=history or [])
+                        converged=True, status="converged", message=message)
 
 
 def lssvm_dual(K, y, C, sample_weight=None):
@@ -102,9 +96,9 @@ def lssvm_dual(K, y, C, sample_weight=None):
     n = K.shape[0]
     sw = _check_weights(sample_weight, n)
     A = K + np.diag(1.0 / (C * sw))
-    factor, jitter = _cholesky(A)
-    eta = cho_solve(factor, np.ones(n), check_finite=False)
-    nu = cho_solve(factor, Y, check_finite=False)
+    L, jitter = spd_cholesky(A)
+    eta = cho_solve((L, True), np.ones(n), check_finite=False)
+    nu = cho_solve((L, True), Y, check_finite=False)
     b = nu.sum(axis=0) / eta.sum()
     alpha = nu - np.multiply.outer(eta, b)
     # KKT: alpha_i = C s_i e_i, so the residuals need no second pass over K.
@@ -139,14 +133,67 @@ def _centred_normal_equations(blocks, Y, sw, fbar, ybar):
     return G, R, yy
 
 
-def lssvm_primal(F, y, C, sample_weight=None):
-    """Solve the LS-SVM on explicit features through the centred (m+1) normal equations.
+@dataclass
+class NormalEquations:
+    """The centred (m+1) normal equations of the LS-SVM on explicit features, factored.
+
+    ``A w = rhs`` with ``A = F_c^T S F_c + I / C`` and ``rhs = F_c^T S (Y - ybar)``;
+    ``b = ybar - fbar^T w``. Built by :func:`lssvm_normal_equations`; :meth:`solution`
+    solves them, and :meth:`solve` lets a caller reuse the factor (the LR-LSSVM criterion
+    gradient differentiates through ``w(F)`` with it).
+
+    Attributes
+    ----------
+    fbar : ndarray of shape (m,)
+        Weighted feature means ``F^T s / sum(s)``.
+    ybar : float or ndarray of shape (k,)
+        Weighted target means.
+    gram : ndarray of shape (m, m)
+        ``A`` (the ``I / C`` ridge included).
+    rhs : ndarray of shape (m,) or (m, k)
+    yy : float
+        ``sum_i s_i ||y_i - ybar||^2``, for the objective without another pass over F.
+    L : ndarray of shape (m, m)
+        Lower Cholesky factor of ``A`` (plus ``jitter``, see ``solvers._spd``).
+    jitter : float
+        Relative jitter the factorization needed (0.0 normally).
+    C : float
+    """
+
+    fbar: np.ndarray
+    ybar: np.ndarray
+    gram: np.ndarray
+    rhs: np.ndarray
+    yy: float
+    L: np.ndarray
+    jitter: float
+    C: float
+
+    def solve(self, B):
+        """``A^{-1} B`` through the factor."""
+        return cho_solve((self.L, True), B, check_finite=False)
+
+    def solution(self):
+        """The LS-SVM solution as a :class:`SolverResult` (see :func:`lssvm_primal`)."""
+        w = self.solve(self.rhs)
+        b = self.ybar - self.fbar @ w
+        # e^T S e = yc^T S yc - 2 w^T R + w^T (A - I/C) w, without another pass over F.
+        sse = (self.yy - 2.0 * np.sum(w * self.rhs) + np.sum(w * (self.gram @ w))
+               - np.sum(w * w) / self.C)
+        objective = 0.5 * np.sum(w * w) + 0.5 * self.C * max(sse, 0.0)
+        m = len(self.fbar)
+        msg = f"Cholesky of the centred {m}x{m} normal equations" + (
+            f" (jitter {self.jitter:g})" if self.jitter else "")
+        return _result(w, b if np.ndim(b) else float(b), objective, 1, msg)
+
+
+def lssvm_normal_equations(F, y, C, sample_weight=None):
+    """Accumulate and factor the centred normal equations of the LS-SVM on features ``F``.
 
     Parameters
     ----------
     F : ndarray, CSR matrix or row-block object of shape (n, m)
-        Explicit features (e.g. Nystrom features of a reduced LS-SVM, or learnable basis
-        functions); read block by block, so peak memory is O(m^2 + block m).
+        Explicit features, read block by block (peak memory O(m^2 + block m)).
     y : ndarray of shape (n,) or (n, k)
         Targets.
     C : float
@@ -156,10 +203,7 @@ def lssvm_primal(F, y, C, sample_weight=None):
 
     Returns
     -------
-    SolverResult
-        ``coef`` = w (shape (m,) or (m, k)), ``intercept`` = b, ``objective`` as in the
-        module docstring (summed over columns). ``history[0]`` holds the pieces a caller may
-        reuse: ``fbar``, ``ybar`` and the Cholesky factor of ``F_c^T S F_c + I/C``.
+    NormalEquations
     """
     blocks = as_row_blocks(F)
     Y = np.asarray(y, dtype=np.float64)
@@ -168,16 +212,25 @@ def lssvm_primal(F, y, C, sample_weight=None):
     fbar, ybar = _weighted_means(blocks, Y, sw)
     G, R, yy = _centred_normal_equations(blocks, Y, sw, fbar, ybar)
     G[np.diag_indices(m)] += 1.0 / C
-    factor, jitter = _cholesky(G)
-    w = cho_solve(factor, R, check_finite=False)
-    b = ybar - fbar @ w
-    # e^T S e = yc^T S yc - 2 w^T R + w^T (G - I/C) w, without another pass over F.
-    sse = yy - 2.0 * np.sum(w * R) + np.sum(w * (G @ w)) - np.sum(w * w) / C
-    objective = 0.5 * np.sum(w * w) + 0.5 * C * max(sse, 0.0)
-    msg = f"Cholesky of the centred {m}x{m} normal equations" + (
-        f" (jitter {jitter:g})" if jitter else "")
-    info = {"fbar": fbar, "ybar": ybar, "factor": factor}
-    return _result(w, b if Y.ndim > 1 else float(b), objective, 1, msg, [info])
+    L, jitter = spd_cholesky(G)
+    return NormalEquations(fbar, ybar, G, R, float(yy), L, jitter, float(C))
+
+
+def lssvm_primal(F, y, C, sample_weight=None):
+    """Solve the LS-SVM on explicit features through the centred (m+1) normal equations.
+
+    Parameters
+    ----------
+    F, y, C, sample_weight
+        As in :func:`lssvm_normal_equations`.
+
+    Returns
+    -------
+    SolverResult
+        ``coef`` = w (shape (m,) or (m, k)), ``intercept`` = b (float or (k,)),
+        ``objective`` as in the module docstring (summed over columns).
+    """
+    return lssvm_normal_equations(F, y, C, sample_weight).solution()
 
 
 class IncrementalLSSVM:
@@ -285,8 +338,8 @@ class IncrementalLSSVM:
         if idx.size == 0:
             return
         A = self.K[np.ix_(idx, idx)] + np.diag(1.0 / (self.C * self.s[idx]))
-        factor, _ = _cholesky(A)
-        self.H[np.ix_(idx, idx)] = cho_solve(factor, np.eye(idx.size), check_finite=False)
+        L, _ = spd_cholesky(A)
+        self.H[np.ix_(idx, idx)] = cho_solve((L, True), np.eye(idx.size), check_finite=False)
         self.n_refactor += 1
 
     def solve(self):

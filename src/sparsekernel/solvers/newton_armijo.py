@@ -13,11 +13,11 @@ and Cholesky always applies (Lee & Mangasarian's SSVM; formulas.md section 3).
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import solve_triangular
 
 from ._blocks import as_row_blocks, matvec, rmatvec
 from ._hessian import NewtonSystem
 from ._result import SolverResult
+from ._spd import spd_solve
 
 __all__ = ["newton_armijo"]
 
@@ -55,24 +55,6 @@ def _presolve(blocks, y, loss, C, sw, n_rows):
     sub = newton_armijo(blocks.take(idx), y[idx], loss, C=C * stride, sample_weight=sw[idx],
                         tol=1e-4, max_iter=50, presolve_rows=None)
     return np.r_[sub.coef, sub.intercept], sub.n_iter
-
-
-def _solve_spd(H, rhs):
-    """Cholesky solve; on failure (only from rounding at extreme C) retry with jitter.
-
-    The factorization is NumPy's: the row passes around it use NumPy's OpenBLAS, and
-    SciPy's separate OpenBLAS build, called right after them, runs at about half speed while
-    the other library's threads still spin on the two cores.
-    """
-    jitter = 0.0
-    for _ in range(6):
-        try:
-            L = np.linalg.cholesky(H + jitter * np.eye(len(H)))
-            return solve_triangular(L, solve_triangular(L, rhs, lower=True), lower=True,
-                                    trans="T")
-        except np.linalg.LinAlgError:
-            jitter = max(jitter * 100, 1e-12 * np.trace(H) / len(H))
-    return np.linalg.lstsq(H, rhs, rcond=None)[0]
 
 
 def _objective(z, f, y, loss, cw):
@@ -155,7 +137,7 @@ def newton_armijo(F, y, loss, C=1.0, sample_weight=None, tol=1e-6, max_iter=100,
                 n_iter -= 1
                 status = "converged"
                 break
-            d = _solve_spd(H, -grad)
+            d = spd_solve(H, -grad)[0]
             u = _margins(blocks, d[:m], d[m])
             step, obj, f = _line_search(z, d, f, u, y, loss, cw, obj, grad @ d)
             if step == 0.0:

@@ -1,19 +1,52 @@
-"""Glue shared by the sparse-margin classifiers: labels, weights, prediction on the basis."""
+"""The sparse-margin family: classifiers on m expansion vectors Z (Wu, Schoelkopf & Bakir 2006).
+
+Every estimator here predicts ``f(x) = sum_j beta_j K(z_j, x) + b`` with the RBF kernel and
+gets its coefficients, per binary (one-vs-rest) problem, from the exact SVM on Z (eq. 45)::
+
+    min_{v, b}  1/2 ||v||^2 + 1/2 b^2 + C/2 * sum_i s_i * loss(y_i (v . phi_z(x_i) + b))
+    phi_z(x) = L^-1 [K(z_1, x) .. K(z_m, x)],   K(Z, Z) = L L^T,   beta = L^-T v
+
+with ``s_i`` = sample_weight times the class weight and ``loss`` the hinge or squared hinge:
+the SVM family's objective and scaling (``C = 2 * C_libsvm`` for the hinge loss; the bias is
+penalized as in the whole package). The estimators differ in how Z is chosen: learned by the
+SVM objective itself (:class:`SparseMarginClassifier`, selector :class:`SparseMarginBasis`),
+by Fisher's criterion (:class:`SparseFisherDiscriminant`, :class:`FisherBasis`), or by the
+reduced-set compression of a fitted SVM (:class:`ReducedSetSVC`).
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+import scipy.sparse as sp
 
-from ..kernels import Kernel
-from ..utils import check_sample_weight, parse_memory_budget, plain, validate_params
+from ..base import (
+    BASIS_CONSTRAINTS,
+    KERNEL_CONSTRAINTS,
+    KernelExpansionMixin,
+    OneVsRestClassifierMixin,
+    SparseKernelEstimator,
+)
+from ..kernels import Kernel, resolve_gamma
+from ..utils import Interval, Options, constraints, plain
 
-__all__ = ["BasisClassifierMixin", "dedupe_rows"]
+__all__ = ["ExpansionClassifier", "SPARSE_MARGIN_CONSTRAINTS", "dedupe_rows", "dense_basis",
+           "rbf_kernel"]
 
-_DTYPES = [np.float64, np.float32]
+#: max_iter >= 0: 0 keeps the initial Z (the paper's MRSVM with random rows).
+LBFGS_MAX_ITER = [Interval("int", 0, None, closed="left")]
+LOSSES = [Options("hinge", "squared_hinge")]
+
+SPARSE_MARGIN_CONSTRAINTS = {
+    **constraints("C", "tol", "memory_budget", "class_weight", "random_state", "verbose"),
+    "kernel": [Options("rbf", "gaussian")],
+    "gamma": KERNEL_CONSTRAINTS["gamma"],
+    **BASIS_CONSTRAINTS,
+    "loss": LOSSES,
+    "max_iter": LBFGS_MAX_ITER,
+}
+
+#: dual_cd passes for the final coefficient solve on the chosen Z.
+FINAL_MAX_ITER = 20000
 
 
 def dedupe_rows(Z, decimals=None):
@@ -27,66 +60,50 @@ def dedupe_rows(Z, decimals=None):
     return Z[np.sort(first)]
 
 
-class BasisClassifierMixin(ClassifierMixin, BaseEstimator):
-    """fit-entry checks and predict for classifiers ``f(x) = sum_j coef_j K(x, z_j) + b``.
+def dense_basis(Z):
+    """Dense float64 copy of basis points (CSR or array), duplicates removed."""
+    Z = Z.toarray() if sp.issparse(Z) else np.asarray(Z)
+    return dedupe_rows(np.array(Z, dtype=np.float64))
 
-    Subclasses set ``basis_`` (dense (m, d)), ``coef_`` ((1, m) or (n_classes, m)),
-    ``intercept_`` and ``gamma_`` in fit.
+
+def rbf_kernel(kernel, X, owner):
+    """``kernel`` checked to be RBF with one width (None: RBF with gamma='scale' on X).
+
+    The gradient of W(Z) is written for ``exp(-gamma ||x - z||^2)`` with a scalar gamma.
     """
+    if kernel is None:
+        return Kernel("rbf", gamma=resolve_gamma("scale", X))
+    if kernel.name != "rbf" or not np.isscalar(kernel.gamma):
+        raise ValueError(f"{owner} learns Z for the 'rbf' kernel with one scalar gamma (the "
+                         f"gradient is RBF-specific); got {kernel!r}.")
+    return kernel
 
-    def _check_params(self):
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params(False))
-        parse_memory_budget(self.memory_budget)
 
-    def _validate_fit(self, X, y, sample_weight):
-        """Validated (X, y_enc, sample weights, +-1 targets) with classes_ set."""
-        self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES)
-        check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes; got 1 class "
-                f"({plain(self.classes_[0])!r})."
-            )
-        sw = check_sample_weight(sample_weight, X.shape[0])
-        if getattr(self, "class_weight", None) is not None:
-            sw = sw * compute_sample_weight(self.class_weight, y)
+class ExpansionClassifier(OneVsRestClassifierMixin, KernelExpansionMixin,
+                          SparseKernelEstimator):
+    """Shared steps: the weighted-classes check and the exact SVM on Z (eq. 45)."""
+
+    def _check_weighted_classes(self, y_enc, sw):
         weighted = np.bincount(y_enc, weights=sw, minlength=len(self.classes_)) > 0
         if weighted.sum() < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes with positive "
                 f"weight; only class {plain(self.classes_[weighted.argmax()])!r} has any."
             )
-        if len(self.classes_) == 2:
-            targets = [np.where(y_enc == 1, 1.0, -1.0)]
-        else:
-            targets = [np.where(y_enc == k, 1.0, -1.0) for k in range(len(self.classes_))]
-        return X, y_enc, sw, targets
 
-    def _kernel(self):
-        return Kernel("rbf", gamma=self.gamma_, memory_budget=self.memory_budget)
+    def _fit_coefficients(self, svm, Z):
+        """Set ``basis_`` (Z, near-duplicates merged), ``coef_`` and ``intercept_``.
 
-    def decision_function(self, X):
-        """Scores ``K(X, Z) coef^T + b``: shape (n,) for two classes, (n, n_classes) otherwise.
-
-        For two classes a positive score means ``classes_[1]``. Costs O(n m d) for the m
-        expansion vectors, computed in memory-bounded blocks.
+        Each one-vs-rest problem is one solve reported by ``_solve_each``; problems not
+        reached after an interrupt keep zero coefficients. Returns the solver results.
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
-        Z = self.basis_.astype(X.dtype, copy=False)
-        scores = self._kernel().apply(X, Z, np.atleast_2d(self.coef_).T)
-        scores = scores + np.atleast_1d(self.intercept_)
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Class labels: the sign for two classes, the largest one-vs-rest score otherwise."""
-        scores = self.decision_function(X)
-        idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
-        return self.classes_[idx]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
+        self.basis_ = dedupe_rows(Z, decimals=10)
+        feats = svm.features(self.basis_)
+        k = self._n_problems
+        results = self._solve_each(
+            k, lambda j, cb: svm.solve_one(j, feats, max_iter=FINAL_MAX_ITER, callback=cb),
+            self._problem_labels)
+        self.coef_, self.intercept_ = np.zeros((k, len(self.basis_))), np.zeros(k)
+        for j, res in enumerate(results):
+            self.coef_[j], self.intercept_[j] = svm.expansion(feats, res), res.intercept
+        return results

@@ -12,37 +12,30 @@ the projection onto span{phi(z_j)} (eq. 40). It is solved exactly by dual coordi
 
 from __future__ import annotations
 
-import warnings
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import LinAlgError, cholesky, solve_triangular
-from sklearn.exceptions import ConvergenceWarning
+from scipy.linalg import solve_triangular
 
 from ..solvers import dual_cd
+from ..solvers._spd import spd_cholesky
 
-__all__ = ["BasisSVM", "basis_cholesky", "rbf_basis_gradient", "whitened_features"]
+__all__ = ["BasisSVM", "rbf_basis_gradient", "whitened_features"]
 
-#: Relative diagonal jitter added to K_z before its Cholesky factorization.
+#: Relative diagonal jitter always added to K_z: coinciding vectors make it singular.
 JITTER = 1e-10
+#: dual_cd passes allowed per evaluation of W(Z) (warm starts usually need a few).
+INNER_MAX_ITER = 1000
 
 
-def basis_cholesky(Kz, jitter=JITTER):
-    """Lower Cholesky factor of ``K_z + eps I`` with ``eps = jitter * mean(diag K_z)``.
+class BasisFeatures(NamedTuple):
+    """What one Z gives every problem: K_z, its Cholesky factor, Psi = K(X, Z), phi_z(X)."""
 
-    The jitter grows tenfold (up to 1e-2 relative) while the factorization fails, which only
-    happens when expansion vectors (nearly) coincide.
-    """
-    Kz = np.asarray(Kz, dtype=np.float64)
-    scale = max(float(np.trace(Kz)) / max(len(Kz), 1), np.finfo(float).tiny)
-    eps = jitter
-    while True:
-        try:
-            return cholesky(Kz + eps * scale * np.eye(len(Kz)), lower=True)
-        except LinAlgError:
-            if eps >= 1e-2:
-                raise
-            eps *= 10.0
+    Kz: np.ndarray
+    L: np.ndarray
+    Psi: np.ndarray
+    F: np.ndarray
 
 
 def whitened_features(Psi, L):
@@ -92,59 +85,59 @@ class BasisSVM:
     kernel : sparsekernel.kernels.Kernel
         An 'rbf' kernel with a scalar gamma (the gradient is RBF-only).
     X : ndarray or CSR matrix of shape (n, d)
-    targets : list of ndarray of shape (n,)
-        +-1 labels, one array per binary problem; W is summed over the problems.
+    Y : ndarray of shape (n, k)
+        +-1 labels, one column per binary problem; W is summed over the problems.
     C, loss, sample_weight, tol, max_iter, random_state
         Passed to :func:`sparsekernel.solvers.dual_cd` (SVM-family scaling of ``C``).
     """
 
-    def __init__(self, kernel, X, targets, *, C, loss, sample_weight, tol, max_iter,
-                 random_state):
-        self.kernel, self.X, self.targets = kernel, X, targets
+    def __init__(self, kernel, X, Y, *, C, loss, sample_weight, tol, max_iter=INNER_MAX_ITER,
+                 random_state=None):
+        self.kernel, self.X, self.Y = kernel, X, np.asarray(Y, dtype=np.float64)
         self.solver_args = {"C": C, "loss": loss, "sample_weight": sample_weight, "tol": tol,
                             "max_iter": max_iter, "random_state": random_state}
-        self.duals = [None] * len(targets)
-        self.n_solves = 0
+        self.duals = [None] * self.Y.shape[1]
+
+    def features(self, Z):
+        """K_z, its jittered Cholesky factor, Psi = K(X, Z) and phi_z(X) for Z."""
+        Kz = np.asarray(self.kernel(Z, Z), dtype=np.float64)
+        L = spd_cholesky(Kz, jitter=JITTER)[0]
+        Psi = np.asarray(self.kernel(self.X, Z), dtype=np.float64)
+        return BasisFeatures(Kz, L, Psi, whitened_features(Psi, L))
+
+    def solve_one(self, k, feats, max_iter=None, callback=None):
+        """Solve problem ``k`` on ``feats`` (warm-started); returns dual_cd's SolverResult."""
+        args = dict(self.solver_args, callback=callback)
+        if max_iter is not None:
+            args["max_iter"] = max_iter
+        res = dual_cd(feats.F, self.Y[:, k], dual0=self.duals[k], **args)
+        self.duals[k] = res.dual
+        return res
+
+    @staticmethod
+    def expansion(feats, res):
+        """Expansion coefficients beta = L^-T v (eq. 45) of a solved problem."""
+        return solve_triangular(feats.L.T, res.coef, lower=False, check_finite=False)
 
     def solve(self, Z):
-        """Fit every problem on Z; return (W, Psi, Kz, results, betas)."""
-        Kz = np.asarray(self.kernel(Z, Z), dtype=np.float64)
-        L = basis_cholesky(Kz)
-        Psi = np.asarray(self.kernel(self.X, Z), dtype=np.float64)
-        F = whitened_features(Psi, L)
-        results, betas = [], []
-        for k, y in enumerate(self.targets):
-            res = dual_cd(F, y, dual0=self.duals[k], **self.solver_args)
-            self.duals[k] = res.dual
-            results.append(res)
-            betas.append(solve_triangular(L.T, res.coef, lower=False, check_finite=False))
-        self.n_solves += 1
-        W = float(sum(r.objective for r in results))
-        return W, Psi, Kz, results, betas
+        """Every problem on Z: ``(W, feats, results)`` with W the summed optimal objective.
+
+        Ctrl-C inside an inner solve is raised again, so the search over Z stops too.
+        """
+        feats = self.features(Z)
+        results = []
+        for k in range(self.Y.shape[1]):
+            results.append(self.solve_one(k, feats))
+            if results[-1].status == "interrupted":
+                raise KeyboardInterrupt
+        return float(sum(r.objective for r in results)), feats, results
 
     def value_and_grad(self, Z):
         """W(Z) summed over the problems and its gradient (eq. 46), shape (m, d)."""
-        W, Psi, Kz, results, betas = self.solve(Z)
+        W, feats, results = self.solve(Z)
         grad = np.zeros_like(Z)
-        for y, res, beta in zip(self.targets, results, betas, strict=True):
-            grad += rbf_basis_gradient(Z, self.X, Psi, -res.dual * y, beta, Kz, 1.0,
-                                       float(self.kernel.gamma))
+        gamma = float(self.kernel.gamma)
+        for k, res in enumerate(results):
+            grad += rbf_basis_gradient(Z, self.X, feats.Psi, -res.dual * self.Y[:, k],
+                                       self.expansion(feats, res), feats.Kz, 1.0, gamma)
         return W, grad
-
-    def coefficients(self, Z, max_iter=20000):
-        """Expansion coefficients (eq. 45) and biases on Z: (coef (k, m), intercept (k,), res).
-
-        This final solve may use more passes (``max_iter``) than the evaluations of W.
-        """
-        inner, self.solver_args["max_iter"] = self.solver_args["max_iter"], max_iter
-        try:
-            _, _, _, results, betas = self.solve(Z)
-        finally:
-            self.solver_args["max_iter"] = inner
-        for res in results:
-            if not res.converged:
-                warnings.warn(f"The SVM step on the expansion vectors did not converge: "
-                              f"{res.message}", ConvergenceWarning, stacklevel=3)
-        coef = np.array(betas)
-        intercept = np.array([r.intercept for r in results])
-        return coef, intercept, results

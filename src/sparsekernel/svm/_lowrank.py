@@ -31,40 +31,37 @@ when K(Z, Z) = I. ``tests/test_lowrank.py`` checks both statements. For C in LIB
 from __future__ import annotations
 
 import itertools
-import numbers
 import os
-import time
-import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array
-from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..features import NystromMap, fit_nystrom_map
-from ..features._reduced import BASIS_CONSTRAINTS, KERNEL_CONSTRAINTS
-from ..kernels import Kernel
+from ..base import (
+    BASIS_CONSTRAINTS,
+    DTYPES,
+    KERNEL_CONSTRAINTS,
+    KernelExpansionMixin,
+    OneVsRestClassifierMixin,
+    SparseKernelEstimator,
+    report_result,
+)
+from ..features import NystromMap, nystrom_from_basis
 from ..kernels._functions import working_dtype
-from ..solvers import SelectiveBlockMinimization, dual_cd
+from ..solvers import SelectiveBlockMinimization, SolverResult, dual_cd
 from ..utils import (
     Interval,
     Options,
     SolverProgress,
-    check_sample_weight,
+    constraints,
+    log_line,
     parse_memory_budget,
-    plain,
-    validate_params,
+    seed_from,
 )
 
 __all__ = ["LowRankSVC"]
 
-_DTYPES = [np.float64, np.float32]
 
-
-class LowRankSVC(ClassifierMixin, BaseEstimator):
+class LowRankSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelEstimator):
     """Low-rank linearized SVM: a linear SVM on Nystrom features, in memory or streamed.
 
     See the module docstring for the objective and its exact identity with the reduced SVM
@@ -89,14 +86,17 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
     loss : {'squared_hinge', 'hinge'}, default='squared_hinge'
         L2-loss (exactly the RSVM problem, Proposition 2) or L1-loss SVM.
     n_basis : 'auto', int or float, default='auto'
-        Number of landmarks k: an int, a fraction of n, or 'auto' = min(n, 1000).
-    basis : {'kmeans', 'random'}, array-like or BasisSelector, default='kmeans'
+        Number of landmarks k: an int, a fraction of n in (0, 1], or 'auto' = min(n, 1000).
+        Ignored when ``basis`` is an array.
+    basis : {'kmeans', 'random', ...}, array-like or BasisSelector, default='kmeans'
         Landmarks: k-means centroids of a subsample (the paper's choice), random training
-        rows, or an explicit array.
+        rows, any other scheme of :mod:`sparsekernel.basis` (a selector is given this
+        estimator's kernel), or an explicit array.
     n_passes : int, default=1
         Passes over the data in block minimization (the paper uses one).
     chunk_size : int, default=20000
-        Rows per block (the paper's 20,000); the cache holds at most as many.
+        Rows per block when arrays are streamed (the paper's 20,000); the cache holds at most
+        as many rows. An iterable of chunks keeps its own chunking.
     drop_fraction : float, default=0.75
         Fraction of the non-support rows of a block that are not retained (the paper's p).
     whitening : {'cholesky', 'eigh'}, default='cholesky'
@@ -104,6 +104,10 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         factor on the independent landmarks (half the flops of the map; redundant landmarks
         are dropped), or by U Lambda^(-1/2) on all landmarks (the paper's Algorithm 1;
         eigenvalues below the floor are dropped). Both give the same model up to the floor.
+    rcond : 'auto' or float, default='auto'
+        The eigenvalue floor of the whitening: eigenvalues (or Cholesky pivots) of K(Z, Z) at
+        or below ``rcond * lambda_max`` are dropped; 'auto' is the package's one floor,
+        ``10 * eps`` of the feature dtype (:func:`sparsekernel.utils.eigenvalue_floor`).
     memory_budget : int, str or None, default=None
         Bytes for kernel blocks and for storing the n x r features in ``fit`` (None: 1 GiB).
     tol : float, default=1e-3
@@ -114,15 +118,20 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
     max_iter : int, default=1000
         Passes of dual coordinate descent per (sub-)problem.
     class_weight : dict, 'balanced' or None, default=None
+        Multiplies each class's sample weights ('balanced' is computed per chunk when
+        streaming).
     random_state : int, RandomState or None, default=None
         Seeds landmark selection and the coordinate order.
     verbose : int, default=0
+        1: a progress bar over the problems (or passes); 2: also a line per solve (per chunk
+        when streaming).
 
     Attributes
     ----------
-    basis_ : ndarray of shape (k, n_features)
+    basis_ : ndarray of shape (r, n_features)
         Landmarks Z (with Cholesky whitening, the r independent ones, in pivot order).
-    basis_indices_ : ndarray or None
+    basis_indices_ : ndarray of shape (r,) or None
+        Training rows of the landmarks, when they are training rows.
     normalization_ : ndarray of shape (k, r)
         M with features K(X, Z) M: L_r^(-T) (upper triangular, r x r) for Cholesky whitening,
         U Lambda^(-1/2) (eigenvalues below the floor dropped; see NystromFeatures) for 'eigh'.
@@ -132,32 +141,31 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         beta, the weights on the Nystrom features.
     intercept_ : ndarray of shape (1,) or (n_classes,)
     classes_ : ndarray
-    gamma_ : float
+    gamma_ : float or ndarray of shape (r,)
     n_iter_ : ndarray of shape (n_problems,)
         Dual coordinate descent passes (summed over blocks when streaming).
+    n_rows_seen_ : int
+        Rows fed by ``fit_stream`` / ``partial_fit`` (per pass).
     n_features_in_ : int
     """
 
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         **BASIS_CONSTRAINTS,
-        "C": [Interval("real", 0, None, closed="neither")],
+        **constraints("C", "tol", "max_iter", "class_weight", "verbose"),
         "loss": [Options("squared_hinge", "hinge")],
         "n_passes": [Interval("int", 1, None, closed="left")],
         "chunk_size": [Interval("int", 1, None, closed="left")],
         "drop_fraction": [Interval("real", 0, 1, closed="both")],
         "whitening": [Options("cholesky", "eigh")],
-        "tol": [Interval("real", 0, None, closed="neither")],
-        "max_iter": [Interval("int", 1, None, closed="left")],
-        "class_weight": [None, Options("balanced"), "dict"],
-        "verbose": [Interval("int", 0, None, closed="left"), "boolean"],
+        "rcond": [Options("auto"), Interval("real", 0, 1, closed="left")],
     }
-    rcond = "auto"  # the feature map's eigenvalue floor (NystromFeatures documents it)
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  loss="squared_hinge", n_basis="auto", basis="kmeans", n_passes=1,
-                 chunk_size=20000, drop_fraction=0.75, whitening="cholesky", memory_budget=None,
-                 tol=1e-3, max_iter=1000, class_weight=None, random_state=None, verbose=0):
+                 chunk_size=20000, drop_fraction=0.75, whitening="cholesky", rcond="auto",
+                 memory_budget=None, tol=1e-3, max_iter=1000, class_weight=None,
+                 random_state=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -170,6 +178,7 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         self.chunk_size = chunk_size
         self.drop_fraction = drop_fraction
         self.whitening = whitening
+        self.rcond = rcond
         self.memory_budget = memory_budget
         self.tol = tol
         self.max_iter = max_iter
@@ -177,58 +186,26 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    # ----------------------------------------------------------------- set-up
-    def _check_params(self):
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params(False))
-        parse_memory_budget(self.memory_budget)
-
-    def _set_classes(self, y, classes=None):
-        check_classification_targets(y)
-        self.classes_ = np.unique(y) if classes is None else np.unique(np.asarray(classes))
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes; got 1 class "
-                f"({plain(self.classes_[0])!r})."
-            )
-
-    def _targets(self, y):
-        """(n, n_problems) matrix of +-1 targets; unknown labels raise."""
-        idx = np.searchsorted(self.classes_, y)
-        idx = np.minimum(idx, len(self.classes_) - 1)
-        bad = self.classes_[idx] != y
-        if np.any(bad):
-            raise ValueError(
-                f"Label {plain(np.asarray(y)[bad][0])!r} is not one of the classes "
-                f"{[plain(c) for c in self.classes_]} fixed by the first chunk or `classes`."
-            )
-        if len(self.classes_) == 2:
-            return np.where(idx == 1, 1.0, -1.0)[:, None]
-        return np.where(idx[:, None] == np.arange(len(self.classes_)), 1.0, -1.0)
-
-    def _weights(self, y, sample_weight):
-        sw = check_sample_weight(sample_weight, len(y))
-        if self.class_weight is not None:  # 'balanced' is computed per chunk when streaming
-            sw = sw * compute_sample_weight(self.class_weight, y)
-        return sw
-
-    def _build_map(self, X, y_basis):
-        fmap = fit_nystrom_map(self, X, y_basis, self.whitening)
-        self.basis_, self.normalization_ = fmap.Z, fmap.normalization
-        self.eigenvalues_ = fmap.eigenvalues
+    # ------------------------------------------------------------------ map
+    def _build_map(self, X, y_enc):
+        """Landmarks chosen with this estimator's kernel, then whitened: the Nystrom map."""
+        kern, res = self._fit_kernel_basis(X, y_enc)
+        fmap = nystrom_from_basis(kern, res, self.rcond, X.dtype, self.whitening)
+        # Cholesky whitening keeps the independent landmarks only (and their widths).
+        self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, fmap.indices, fmap.kernel.gamma
+        self.normalization_, self.eigenvalues_ = fmap.normalization, fmap.eigenvalues
         return fmap
-
-    def _kernel(self):
-        return Kernel(self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0,
-                      memory_budget=self.memory_budget)
 
     def _map(self):
         return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_,
                           triangular=self.eigenvalues_ is None)  # Cholesky: M = L^(-T)
 
-    def _n_problems(self):
-        return 1 if len(self.classes_) == 2 else len(self.classes_)
+    def _expansion_coef(self):
+        """mu = M beta^T (k x n_problems), formed once: prediction is the reduced SVM
+        K(X, Z) mu + b, O(n k d + n k) per class (the paper's mu = U Lambda^(-1/2) beta)."""
+        return self.normalization_ @ np.atleast_2d(self.coef_).T
 
-    # -------------------------------------------------------------- in memory
+    # ------------------------------------------------------------ in memory
     def fit(self, X, y, sample_weight=None):
         """Fit on in-memory data (features stored if they fit ``memory_budget``, else blocks).
 
@@ -243,92 +220,76 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
         self.__dict__.pop("_sbm", None)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES)
-        self._set_classes(y)
-        sw = self._weights(y, sample_weight)
-        Y = self._targets(y)
-        fmap = self._build_map(X, np.searchsorted(self.classes_, y))
-        r, n = fmap.n_components, X.shape[0]
-        if n * r * working_dtype(X, fmap.Z).itemsize <= parse_memory_budget(self.memory_budget):
+        X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
+        fmap = self._build_map(X, y_enc)
+        nbytes = X.shape[0] * fmap.n_components * working_dtype(X, fmap.Z).itemsize
+        if nbytes <= parse_memory_budget(self.memory_budget):
             self._solve_in_memory(fmap.transform(X), Y, sw)
         else:
-            self._stream_fit(lambda: _array_chunks(X, y, sw, self.chunk_size), fmap)
+            self._stream_fit(lambda: _row_chunks(self.chunk_size, X, Y, sw), fmap)
         return self
 
     def _solve_in_memory(self, F, Y, sw):
         k = Y.shape[1]
-        self.coef_ = np.zeros((k, F.shape[1]))
-        self.intercept_ = np.zeros(k)
+        rng = np.random.default_rng(seed_from(self.random_state))
+
+        def solve(j, callback):
+            return dual_cd(F, np.ascontiguousarray(Y[:, j]), self.C, loss=self.loss,
+                           sample_weight=sw, tol=self.tol, max_iter=self.max_iter,
+                           random_state=int(rng.integers(2**31)), callback=callback)
+
+        results = self._solve_each(k, solve, self._problem_labels)
+        self.coef_, self.intercept_ = np.zeros((k, F.shape[1])), np.zeros(k)
         self.n_iter_ = np.zeros(k, dtype=int)
-        rng = np.random.default_rng(_seed(self.random_state))
-        with SolverProgress(self.verbose, k, type(self).__name__) as progress:
-            for j in range(k):
-                res = dual_cd(F, np.ascontiguousarray(Y[:, j]), self.C, loss=self.loss,
-                              sample_weight=sw, tol=self.tol, max_iter=self.max_iter,
-                              random_state=rng.integers(2**31),
-                              callback=progress.callback(None if k == 1 else self.classes_[j]))
-                progress.done()
-                self.coef_[j], self.intercept_[j], self.n_iter_[j] = (res.coef, res.intercept,
-                                                                      res.n_iter)
-                if self._report(res, j):
-                    break
+        for j, res in enumerate(results):
+            self.coef_[j], self.intercept_[j], self.n_iter_[j] = (res.coef, res.intercept,
+                                                                  res.n_iter)
 
-    def _report(self, res, j):
-        where = "" if self._n_problems() == 1 else f" for class {plain(self.classes_[j])!r}"
-        if res.status == "interrupted":
-            warnings.warn(f"{type(self).__name__} fit interrupted{where}: {res.message}",
-                          UserWarning, stacklevel=4)
-            return True
-        if not res.converged:
-            warnings.warn(f"{type(self).__name__} did not converge{where}: {res.message}",
-                          ConvergenceWarning, stacklevel=4)
-        return False
-
-    # ---------------------------------------------------------------- streams
+    # -------------------------------------------------------------- streams
     def _new_solver(self, fmap):
         return SelectiveBlockMinimization(
-            fmap.n_components, self._n_problems(), self.C, self.loss,
+            fmap.n_components, self._n_problems, self.C, self.loss,
             cache_size=self.chunk_size, drop_fraction=self.drop_fraction, tol=self.tol,
             max_iter=self.max_iter, store=self.n_passes > 1,
-            random_state=_seed(self.random_state))
+            random_state=seed_from(self.random_state))
 
     def _stream_fit(self, make_chunks, fmap):
-        """Block minimization over ``n_passes`` passes of ``make_chunks()``."""
-        sbm = self._new_solver(fmap)
+        """Block minimization over ``n_passes`` passes of ``make_chunks()`` -> (X, Y, sw)."""
+        sbm = self._sbm = self._new_solver(fmap)
         self.n_rows_seen_ = 0
         with SolverProgress(self.verbose, self.n_passes, type(self).__name__) as progress:
             report = progress.callback(None)
             try:
                 for p in range(self.n_passes):
-                    start = 0
-                    for X, y, sw in make_chunks():
-                        ids = np.arange(start, start + len(y))
-                        start += len(y)
-                        self._feed(sbm, fmap, X, y, sw, ids)
-                        if report is not None:
-                            report({"n_iter": int(sbm.n_iter.max()), "grad_norm": np.nan,
-                                    "pass": p, "rows": start})
-                    self.n_rows_seen_ = start
+                    self.n_rows_seen_ = self._stream_pass(sbm, fmap, make_chunks(), p, report)
                     progress.done()
-            except KeyboardInterrupt:
-                warnings.warn(f"{type(self).__name__} fit interrupted after "
-                              f"{sbm.n_rows_seen} rows; the model is the one reached so far.",
-                              UserWarning, stacklevel=3)
+            except KeyboardInterrupt:  # keep the model reached so far, and say so
+                report_result(self, _interrupted(sbm))
+            else:
+                log_line(self.verbose, type(self).__name__, "streamed",
+                         {"passes": self.n_passes, "rows": self.n_rows_seen_,
+                          "n_iter": int(sbm.n_iter.max())})
         self._store_solution(sbm)
-        self._sbm = sbm
         return self
 
-    def _feed(self, sbm, fmap, X, y, sw, ids=None):
-        F = fmap.transform(X)
-        sbm.step(F, self._targets(y), sw, ids)
+    @staticmethod
+    def _stream_pass(sbm, fmap, chunks, p, report):
+        """Feed one pass of chunks to the block solver; returns the rows seen."""
+        start = 0
+        for X, Y, sw in chunks:
+            ids = np.arange(start, start + len(Y))
+            start += len(Y)
+            sbm.step(fmap.transform(X), Y, sw, ids)
+            if report is not None:
+                report({"n_iter": int(sbm.n_iter.max()), "pass": p, "rows": start})
+        return start
 
     def _store_solution(self, sbm):
         self.coef_, self.intercept_ = sbm.coef, sbm.intercept
         self.n_iter_ = sbm.n_iter.copy()
 
-    def fit_stream(self, source, *, classes=None, n_features=None, dtype=np.float64):
+    def fit_stream(self, source, *, classes=None):
         """Fit by selective block minimization on data that need not fit in memory.
 
         The landmarks (and gamma='scale') are chosen on the first chunk; then every chunk,
@@ -336,40 +297,44 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        source : path, (X, y[, sample_weight]) tuple, or iterable of (X, y[, sw]) chunks
-            A LIBSVM/svmlight file (read ``chunk_size`` lines at a time, optionally
-            compressed), arrays or ``np.memmap`` sliced ``chunk_size`` rows at a time, or an
-            iterable of chunks. With ``n_passes > 1`` an iterable must be re-iterable (a
-            list, or an object whose ``__iter__`` starts over), not a one-shot iterator.
+        source : (X, y[, sample_weight]) tuple, or iterable of (X, y[, sample_weight]) chunks
+            Arrays (or ``np.memmap``, read only when sliced) are cut into ``chunk_size``
+            rows. An iterable yields chunks of its own size: a list, a generator, or any
+            object whose ``__iter__`` starts over, such as
+            :class:`sparsekernel.datasets.SvmlightChunks` for a LIBSVM/svmlight file read
+            ``chunk_size`` lines at a time. With ``n_passes > 1`` the source must be
+            re-iterable (not a one-shot iterator or generator).
         classes : array-like, optional
             All class labels; default: the labels of the first chunk.
-        n_features : int, optional
-            Columns of a LIBSVM file (default: the largest index of its first chunk).
-        dtype : {np.float64, np.float32}, default=np.float64
-            Dtype in which a LIBSVM file is read (float32 halves feature memory and time).
 
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> from sparsekernel.datasets import SvmlightChunks
+        >>> chunks = SvmlightChunks("huge.libsvm", chunk_size=20000)  # doctest: +SKIP
+        >>> clf = LowRankSVC(n_basis=1000, n_passes=2).fit_stream(chunks)  # doctest: +SKIP
         """
-        self._check_params()
         self.__dict__.pop("_sbm", None)
         self.__dict__.pop("n_features_in_", None)
-        make_chunks = self._chunk_source(source, n_features, dtype)
+        make_chunks = self._chunk_source(source)
         chunks = iter(make_chunks())
         first = next(chunks, None)
         if first is None:
             raise ValueError("The stream is empty: no chunk to fit on.")
-        X0, y0, _ = first
+        X0, y0, _ = self._check_chunk(*first)
         self._set_classes(y0, classes)
         self.n_features_in_ = X0.shape[1]
-        fmap = self._build_map(X0, np.searchsorted(self.classes_, y0))
+        fmap = self._build_map(X0, self._encode(y0))
         del X0, y0
         # The first pass continues the iterator already opened (a one-shot iterator cannot
         # be restarted, and a file need not be reopened); later passes start over.
-        passes = [itertools.chain([first], chunks)]
+        passes = [self._validated(itertools.chain([first], chunks))]
         del first
-        return self._stream_fit(lambda: passes.pop() if passes else make_chunks(), fmap)
+        return self._stream_fit(
+            lambda: passes.pop() if passes else self._validated(make_chunks()), fmap)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One block-minimization step on the chunk (X, y); the first call fixes the map.
@@ -387,42 +352,39 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         self
         """
         first = not hasattr(self, "_sbm")
+        X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight, classes=classes,
+                                                reset=first)
         if first:
-            self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, reset=first)
-        if first:
-            self._set_classes(y, classes)
-            fmap = self._build_map(X, np.searchsorted(self.classes_, y))
-            self._sbm = self._new_solver(fmap)
+            self._sbm = self._new_solver(self._build_map(X, y_enc))
             self.n_rows_seen_ = 0
-        self._feed(self._sbm, self._map(), X, y, self._weights(y, sample_weight))
+        self._sbm.step(self._map().transform(X), Y, sw)
         self.n_rows_seen_ += X.shape[0]
         self._store_solution(self._sbm)
         return self
 
-    def _chunk_source(self, source, n_features, dtype):
-        """A function returning a fresh iterator of validated (X, y, sw) chunks."""
-        if isinstance(source, str | os.PathLike):
-            from ..datasets._svmlight import iter_svmlight_chunks
-
-            def from_file():
-                for X, y in iter_svmlight_chunks(source, self.chunk_size, n_features, dtype):
-                    yield self._check_chunk(X, y, None)
-            return from_file
+    # ---------------------------------------------------------- chunk input
+    def _chunk_source(self, source):
+        """A function returning a fresh iterator of raw (X, y[, sw]) chunks."""
+        if isinstance(source, str | bytes | os.PathLike):
+            raise TypeError(
+                f"fit_stream takes arrays or an iterable of chunks, not a path ({source!r}); "
+                "stream a LIBSVM file with sparsekernel.datasets.SvmlightChunks(path, "
+                "chunk_size)."
+            )
         if isinstance(source, tuple) and len(source) in (2, 3) and hasattr(source[0], "shape"):
             X, y, sw = (*source, None)[:3]
             y = np.asarray(y)
-            return lambda: (self._check_chunk(*c) for c in _array_chunks(X, y, sw,
-                                                                         self.chunk_size))
+            return lambda: _row_chunks(self.chunk_size, X, y, sw)
         if self.n_passes > 1 and iter(source) is source:
             raise ValueError(
-                f"n_passes={self.n_passes} needs a re-iterable source (a list of chunks, "
-                "arrays or a file path); got a one-shot iterator."
+                f"n_passes={self.n_passes} needs a re-iterable source (arrays, a list of "
+                "chunks or an object such as datasets.SvmlightChunks); got a one-shot "
+                "iterator."
             )
-        return lambda: (self._check_chunk(*c) for c in source)
+        return lambda: iter(source)
 
     def _check_chunk(self, X, y, sw=None):
-        X = check_array(X, accept_sparse="csr", dtype=_DTYPES, input_name="X")
+        X = check_array(X, accept_sparse="csr", dtype=DTYPES, input_name="X")
         if hasattr(self, "n_features_in_") and X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
@@ -431,45 +393,26 @@ class LowRankSVC(ClassifierMixin, BaseEstimator):
         y = np.asarray(y)
         if y.shape != (X.shape[0],):
             raise ValueError(f"A chunk has {X.shape[0]} rows but {y.shape} labels.")
-        return X, y, self._weights(y, sw)
+        return X, y, sw
 
-    # ------------------------------------------------------------- prediction
-    def decision_function(self, X):
-        """Scores K(X, Z) (M beta^T) + b: shape (n,) for two classes, (n, n_classes) otherwise.
-
-        The k x n_problems product M beta^T is formed first, so prediction costs O(n k d +
-        n k) per class: the paper's reduced-SVM form mu = U Lambda^(-1/2) beta.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
-        mu = self.normalization_ @ np.atleast_2d(self.coef_).T
-        Z = self.basis_.astype(X.dtype, copy=False)
-        scores = self._kernel().apply(X, Z, mu) + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Class labels: the sign for two classes, the largest one-vs-rest score otherwise."""
-        scores = self.decision_function(X)
-        idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
-        return self.classes_[idx]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
+    def _validated(self, chunks):
+        """(X, Y, sw) from raw chunks: checked, +-1 targets, sample times class weights."""
+        for chunk in chunks:
+            X, y, sw = self._check_chunk(*chunk)
+            yield X, self._targets(self._encode(y)), self._weights(y, sw)
 
 
-def _seed(random_state):
-    """An int seed for NumPy Generators from a scikit-learn style random_state."""
-    if isinstance(random_state, numbers.Integral):
-        return int(random_state)
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(2**31))
-    return int(time.time_ns() % 2**31) if random_state is None else None
+def _interrupted(sbm):
+    """The SolverResult of a stream stopped by Ctrl-C (the model so far is kept)."""
+    return SolverResult(coef=sbm.coef, intercept=sbm.intercept, objective=float("nan"),
+                        grad_norm=float("nan"), tol_reached=float("nan"),
+                        n_iter=int(sbm.n_iter.max()), converged=False, status="interrupted",
+                        message=f"stopped after {sbm.n_rows_seen} rows.")
 
 
-def _array_chunks(X, y, sw, chunk_size):
-    """Row slices of (X, y, sw); slices of a memmap are read only when used."""
+def _row_chunks(chunk_size, X, *others):
+    """Row slices of X and of the arrays ``others`` (None stays None); memmaps are read
+    only when sliced."""
     for start in range(0, X.shape[0], chunk_size):
         rows = slice(start, start + chunk_size)
-        yield X[rows], y[rows], None if sw is None else sw[rows]
+        yield (X[rows], *(None if a is None else a[rows] for a in others))

@@ -108,11 +108,15 @@ _NAMED = {
     ),
     "boolean": (lambda v: isinstance(v, bool | np.bool_), "a bool"),
     "dict": (lambda v: isinstance(v, dict), "a dict"),
+    # A numpy Generator is refused here, at validation, in every estimator: scikit-learn's
+    # check_random_state (and its meta-estimators) take RandomState only, and one fit must be
+    # reproducible from one seed.
     "random_state": (
         lambda v: v is None
         or (isinstance(v, numbers.Integral) and not isinstance(v, bool))
-        or isinstance(v, np.random.RandomState | np.random.Generator),
-        "an int, a numpy RandomState or Generator, or None",
+        or isinstance(v, np.random.RandomState),
+        "an int, a numpy RandomState or None (a numpy Generator is not accepted: pass "
+        "an int seed, e.g. int(rng.integers(2**31)))",
     ),
     "callable": (callable, "a callable"),
 }

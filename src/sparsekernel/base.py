@@ -1,0 +1,321 @@
+"""The estimator base every family plugs into: the scikit-learn glue, written once.
+
+Every estimator in sparsekernel is a kernel machine on m basis functions,
+``f(x) = sum_j coef_j K(x, z_j) + intercept`` (or a transformer of K(x, Z)). What is the same
+across families lives here:
+
+- :class:`SparseKernelEstimator`: parameters are checked against ``_parameter_constraints``
+  automatically at the entry of every ``fit``, ``partial_fit`` and ``fit_stream`` (subclasses
+  need not call anything), and a fit that raises leaves the estimator's attributes as they
+  were before it started.
+- :class:`KernelExpansionMixin`: input validation, the one basis -> kernel path
+  (:func:`sparsekernel.basis.fit_kernel_basis`, so selectors always get the estimator's own
+  kernel), the fitted kernel, the raw decision ``K(X, Z) coef^T + intercept`` in blocks, tags.
+- :class:`OneVsRestClassifierMixin` and :class:`SingleTargetRegressorMixin`: label encoding,
+  class weight times sample weight, +-1 one-vs-rest targets, ``decision_function``,
+  ``predict``.
+- :func:`report_result` and :meth:`SparseKernelEstimator._solve_each`: solver results become
+  warnings in one way (``ConvergenceWarning``, :class:`FitInterruptedWarning`) and progress is
+  reported in one way (``verbose``).
+
+The written contract (parameter names and meanings) is the table in CONTRIBUTING.md; the
+common tests (``tests/test_common.py``) enforce it over every estimator.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .basis import BasisSelector, fit_kernel_basis
+from .kernels import KERNELS, Kernel
+from .utils import (
+    Interval,
+    Options,
+    SolverProgress,
+    check_sample_weight,
+    log_line,
+    parse_memory_budget,
+    plain,
+    validate_params,
+)
+
+__all__ = [
+    "BASIS_CONSTRAINTS",
+    "DTYPES",
+    "FitInterruptedWarning",
+    "KERNEL_CONSTRAINTS",
+    "KernelExpansionMixin",
+    "OneVsRestClassifierMixin",
+    "SingleTargetRegressorMixin",
+    "SparseKernelEstimator",
+    "report_result",
+]
+
+#: Input dtypes every estimator accepts; float32 stays float32 through the kernel blocks.
+DTYPES = [np.float64, np.float32]
+
+KERNEL_CONSTRAINTS = {
+    "kernel": [Options(*KERNELS, "gaussian", "poly")],
+    "gamma": [Options("scale", "auto"), Interval("real", 0, None, closed="neither")],
+    "degree": [Interval("int", 1, None, closed="left")],
+    "coef0": [Interval("real", None, None, closed="neither")],
+    "memory_budget": [None, Interval("real", 1, float(2**62), closed="both"), str],
+}
+#: ``n_basis`` means one thing everywhere: the number m of basis functions of the fitted
+#: model, as an int, a fraction of the training rows in (0, 1], or 'auto' = min(n, 1000).
+#: Estimators with an exact (full-kernel) form also accept None: every training row.
+N_BASIS = [Options("auto"), Interval("int", 1, None, closed="left"),
+           Interval("real", 0, 1, closed="right")]
+BASIS_CONSTRAINTS = {
+    "n_basis": N_BASIS,
+    "basis": [str, "array-like", BasisSelector],
+    "random_state": ["random_state"],
+}
+
+
+class FitInterruptedWarning(UserWarning):
+    """A fit stopped early on Ctrl-C (KeyboardInterrupt); the model is the one reached so far.
+
+    Sub-problems not reached keep zero coefficients. Turn it into an error with
+    ``warnings.simplefilter("error", FitInterruptedWarning)`` to abort instead.
+    """
+
+
+def report_result(estimator, result, label=None):
+    """Turn a solver's ``SolverResult`` into the estimator's warnings.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Who reports (its class name starts the message).
+    result : SolverResult
+        ``status``, ``converged`` and ``message`` are read.
+    label : object, optional
+        The class (one-vs-rest sub-problem) the result belongs to.
+
+    Returns
+    -------
+    bool
+        True when the solver was interrupted, so the caller stops solving further problems.
+    """
+    name = type(estimator).__name__
+    where = "" if label is None else f" for class {plain(label)!r}"
+    if result.status == "interrupted":
+        warnings.warn(f"{name} fit interrupted{where}: {result.message} The model is the one "
+                      "reached so far; problems not yet solved keep zero coefficients.",
+                      FitInterruptedWarning, stacklevel=3)
+        return True
+    if not result.converged:
+        warnings.warn(f"{name} did not converge{where}: {result.message}",
+                      ConvergenceWarning, stacklevel=3)
+    log_line(getattr(estimator, "verbose", 0), name, f"solved{where}",
+             {"status": result.status, "n_iter": int(result.n_iter),
+              "objective": float(result.objective)})
+    return False
+
+
+def _fit_entry(method):
+    """Validate parameters, then run ``method``; on an exception restore the prior state."""
+
+    @functools.wraps(method)
+    def fit_entry(self, *args, **kwargs):
+        self._validate_params()
+        before = dict(self.__dict__)
+        try:
+            return method(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+
+    fit_entry._fit_entry = True
+    return fit_entry
+
+
+class SparseKernelEstimator(BaseEstimator):
+    """Base of every public estimator: checked parameters and transactional fits.
+
+    Subclasses declare ``_parameter_constraints`` (see :mod:`sparsekernel.utils`); the fit
+    methods named in ``_FIT_METHODS`` are wrapped when the subclass is defined, so checking
+    happens at every entry without a call in the subclass, and a fit that raises (bad input,
+    a solver error, Ctrl-C propagating) leaves the fitted attributes as they were.
+    """
+
+    _parameter_constraints: dict = {}
+    _FIT_METHODS = ("fit", "partial_fit", "fit_stream")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in cls._FIT_METHODS:
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_fit_entry", False):
+                setattr(cls, name, _fit_entry(method))
+
+    def _validate_params(self):
+        validate_params(type(self).__name__, self._parameter_constraints,
+                        self.get_params(deep=False))
+        if "memory_budget" in self._parameter_constraints:
+            parse_memory_budget(self.memory_budget)
+
+    def _solve_each(self, n_problems, solve, labels=None):
+        """Run ``solve(j, callback)`` for each sub-problem with progress and warnings.
+
+        Stops after an interrupted sub-problem (the rest are not attempted). Returns the list
+        of results obtained (possibly shorter than ``n_problems``).
+        """
+        results = []
+        verbose = getattr(self, "verbose", 0)
+        with SolverProgress(verbose, n_problems, type(self).__name__) as progress:
+            for j in range(n_problems):
+                label = None if labels is None else labels[j]
+                res = solve(j, progress.callback(label))
+                progress.done()
+                results.append(res)
+                if report_result(self, res, label):
+                    break
+        return results
+
+
+class KernelExpansionMixin:
+    """Fit and predict glue of ``f(x) = K(x, Z) coef^T + intercept`` models.
+
+    Fitted attributes read: ``basis_`` (Z, or None for a linear model on X itself),
+    ``coef_``, ``intercept_``, ``gamma_``; parameters read: ``kernel``, ``degree``,
+    ``coef0``, ``memory_budget`` (estimators without them use the RBF defaults).
+    """
+
+    def _validate_X(self, X, reset=False):
+        return validate_data(self, X, accept_sparse="csr", dtype=DTYPES, reset=reset)
+
+    def _fit_kernel_basis(self, X, y_basis=None):
+        """Choose Z with the estimator's own kernel; sets ``basis_``, ``basis_indices_``,
+        ``gamma_`` and returns ``(kernel, BasisResult)``."""
+        kern, res = fit_kernel_basis(
+            X, y_basis, kernel=self.kernel, gamma=self.gamma,
+            degree=getattr(self, "degree", 3), coef0=getattr(self, "coef0", 0.0),
+            memory_budget=self.memory_budget, n_basis=self.n_basis, basis=self.basis,
+            random_state=self.random_state)
+        self.basis_, self.basis_indices_, self.gamma_ = res.centers, res.indices, kern.gamma
+        return kern, res
+
+    def _kernel(self):
+        """The fitted kernel (gamma resolved at fit time)."""
+        return Kernel(getattr(self, "kernel", "rbf"), gamma=self.gamma_,
+                      degree=getattr(self, "degree", 3), coef0=getattr(self, "coef0", 0.0),
+                      memory_budget=self.memory_budget)
+
+    def _expansion_coef(self):
+        """Coefficients on K(X, Z), shape (m, n_outputs); low-rank models fold their map in."""
+        return np.atleast_2d(self.coef_).T
+
+    def _raw_decision(self, X):
+        """``K(X, Z) coef^T + intercept`` in memory-bounded row blocks: shape (n, n_outputs)."""
+        check_is_fitted(self)
+        X = self._validate_X(X)
+        coef = self._expansion_coef()
+        if self.basis_ is None:  # linear model in the primal on X itself
+            scores = np.asarray(X @ coef)
+        else:
+            scores = self._kernel().apply(X, self.basis_.astype(X.dtype, copy=False), coef)
+        return scores + np.atleast_1d(self.intercept_)
+
+    @property
+    def n_support_(self):
+        """Number of basis functions the model evaluates per prediction (m)."""
+        check_is_fitted(self)
+        return 0 if self.basis_ is None else self.basis_.shape[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class OneVsRestClassifierMixin(ClassifierMixin):
+    """Labels -> +-1 targets (one column for two classes, one-vs-rest past two) and back."""
+
+    def _classifier_data(self, X, y, sample_weight, classes=None, reset=True):
+        """Validated ``(X, y_enc, Y, sw)``; sets ``classes_`` (from ``classes`` if given).
+
+        ``sw`` is ``sample_weight`` times the class weight; ``Y`` is (n, n_problems) +-1.
+        """
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=DTYPES, reset=reset)
+        if reset:
+            self._set_classes(y, classes)
+        y_enc = self._encode(y)
+        return X, y_enc, self._targets(y_enc), self._weights(y, sample_weight)
+
+    def _set_classes(self, y, classes=None):
+        check_classification_targets(y)
+        self.classes_ = np.unique(y if classes is None else np.asarray(classes))
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes; got 1 class "
+                f"({plain(self.classes_[0])!r})."
+            )
+
+    def _encode(self, y):
+        """Indices of ``y`` in ``classes_``; a label outside ``classes_`` raises."""
+        y = np.asarray(y)
+        idx = np.minimum(np.searchsorted(self.classes_, y), len(self.classes_) - 1)
+        bad = self.classes_[idx] != y
+        if np.any(bad):
+            raise ValueError(
+                f"Label {plain(y[bad][0])!r} is not one of the classes "
+                f"{[plain(c) for c in self.classes_]} fixed by the first fit or `classes`."
+            )
+        return idx
+
+    def _targets(self, y_enc):
+        if len(self.classes_) == 2:
+            return np.where(y_enc == 1, 1.0, -1.0)[:, None]
+        return np.where(y_enc[:, None] == np.arange(len(self.classes_)), 1.0, -1.0)
+
+    def _weights(self, y, sample_weight):
+        sw = check_sample_weight(sample_weight, len(y))
+        if getattr(self, "class_weight", None) is not None:
+            sw = sw * compute_sample_weight(self.class_weight, y)
+        return sw
+
+    @property
+    def _n_problems(self):
+        return 1 if len(self.classes_) == 2 else len(self.classes_)
+
+    @property
+    def _problem_labels(self):
+        return [None] if len(self.classes_) == 2 else list(self.classes_)
+
+    def decision_function(self, X):
+        """Scores: shape (n,) for two classes (positive means ``classes_[1]``), else
+        (n, n_classes) one-vs-rest scores."""
+        scores = self._raw_decision(X)
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Class labels: the sign for two classes, the largest one-vs-rest score otherwise."""
+        scores = self.decision_function(X)
+        idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[idx]
+
+
+class SingleTargetRegressorMixin(RegressorMixin):
+    """One real target: validated data in, ``predict`` out."""
+
+    def _regressor_data(self, X, y, sample_weight, reset=True):
+        """Validated ``(X, y float64, sw)``."""
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=DTYPES, y_numeric=True,
+                             reset=reset)
+        return X, np.asarray(y, dtype=np.float64), check_sample_weight(sample_weight,
+                                                                         X.shape[0])
+
+    def predict(self, X):
+        """Predicted targets, shape (n,)."""
+        return self._raw_decision(X).ravel()

@@ -1,0 +1,67 @@
+"""The one basis -> kernel path shared by every estimator that takes ``basis``."""
+
+from __future__ import annotations
+
+import inspect
+
+from sklearn.utils import check_random_state
+
+from ..kernels import Kernel, resolve_gamma
+from ._base import resolve_n_basis
+from ._registry import make_basis_selector
+
+__all__ = ["fit_kernel_basis", "make_kernel"]
+
+
+def _accepts_kernel(selector):
+    try:
+        params = inspect.signature(selector.select).parameters
+    except (TypeError, ValueError):
+        return False
+    return "kernel" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+                     memory_budget=None, n_basis="auto", basis="random", random_state=None):
+    """The one basis -> kernel path: resolve the kernel on X, choose Z with it, finish the kernel.
+
+    Every estimator that takes ``basis`` goes through here, so a selector always receives the
+    estimator's own kernel (its kind, degree, coef0 and gamma resolved on X): the
+    kernel-aware schemes (incremental, systematic, clustering) score candidates with the
+    kernel the model will use. Per-centre widths returned by a selector (clustering) replace
+    gamma in the returned kernel.
+
+    Parameters
+    ----------
+    X : ndarray or CSR matrix of shape (n, d)
+        Validated training inputs.
+    y : ndarray of shape (n,), optional
+        Encoded class labels (classifiers), for selectors that stratify or work per class.
+    kernel, gamma, degree, coef0, memory_budget
+        The estimator's kernel parameters (``gamma`` may be 'scale' or 'auto').
+    n_basis : 'auto', int or float
+        See :func:`sparsekernel.basis.resolve_n_basis`; ignored for an explicit array.
+    basis : str, array-like or BasisSelector
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    kernel : Kernel
+        With gamma resolved (a float, or the selector's per-centre widths).
+    result : BasisResult
+    """
+    kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X)
+    selector = make_basis_selector(basis)
+    m = resolve_n_basis(n_basis, X.shape[0]) if not hasattr(selector, "centers") else None
+    extra = {"kernel": kern} if _accepts_kernel(selector) else {}
+    res = selector.select(X, y, n_basis=m, random_state=check_random_state(random_state),
+                          **extra)
+    if res.gamma is not None:  # per-centre widths from the selector replace gamma
+        kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X, res.gamma)
+    return kern, res
+
+
+def make_kernel(kernel, gamma, degree, coef0, memory_budget, X, basis_gamma=None):
+    """Build the Kernel with gamma resolved on X; per-centre widths from the basis win."""
+    g = basis_gamma if basis_gamma is not None else resolve_gamma(gamma, X)
+    return Kernel(kernel, gamma=g, degree=degree, coef0=coef0, memory_budget=memory_budget)
