@@ -244,7 +244,7 @@ def run_stream(quick, out, k):
         "title": f"{n:,} noisy checkerboard rows streamed from a {size_mb:,.0f} MiB LIBSVM "
                  "file" + (" [quick]" if quick else ""),
         "notes": [load_note(), "the file is read chunk by chunk (datasets."
-                  "iter_svmlight_chunks); peak RSS is that of the fitting process",
+                  "SvmlightChunks); peak RSS is that of the fitting process",
                   "features are float32; landmarks: k-means on the first chunk"],
         "rows": [row],
     }

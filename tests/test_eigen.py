@@ -8,7 +8,6 @@ from sparsekernel.solvers import (
     MomentAccumulator,
     canonical_correlations,
     generalized_low_rank_eigen,
-    inverse_sqrt,
     symmetric_eigen,
     whitening,
 )
@@ -70,10 +69,11 @@ def test_whitening_zero_matrix_raises():
         whitening(np.zeros((3, 3)))
 
 
-def test_inverse_sqrt_is_pseudo_inverse(rng):
+def test_singular_whitening_is_pseudo_inverse_square_root(rng):
     A = rng.normal(size=(6, 4))
     W = A @ A.T
-    T = inverse_sqrt(W)
+    T, how = whitening(W)
+    assert how == "eigen (4 of 6 kept)"
     np.testing.assert_allclose(T @ T.T, np.linalg.pinv(W), atol=1e-8)
 
 
@@ -108,8 +108,10 @@ def test_canonical_correlations_match_textbook_formula(rng):
                                atol=1e-10)
 
 
-def test_inverse_sqrt_default_is_the_one_eigenvalue_floor():
-    """rcond='auto' keeps eigenvalues above 10 eps of the largest; a number drops below it."""
-    A = np.diag([1.0, 1e-12, 1e-16])
-    assert inverse_sqrt(A).shape == (3, 2)
-    assert inverse_sqrt(A, rcond=1e-10).shape == (3, 1)
+def test_whitening_rank_is_decided_by_rtol():
+    """Pivots and eigenvalues at or below rtol times the largest are dropped, others kept."""
+    A = np.diag([1.0, 1e-8, 1e-12])
+    assert whitening(A)[0].shape == (3, 2)  # RANK_RTOL = 1e-10
+    T, how = whitening(A, rtol=1e-14)
+    assert how == "cholesky"
+    np.testing.assert_allclose(T, np.diag([1.0, 1e4, 1e6]))

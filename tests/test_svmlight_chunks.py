@@ -1,4 +1,4 @@
-"""iter_svmlight_chunks: the chunks put together are the whole file, whatever the chunking."""
+"""SvmlightChunks: the chunks put together are the whole file, whatever the chunking."""
 
 import lzma
 
@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
-from sparsekernel.datasets import iter_svmlight_chunks, load_svmlight_path
+from sparsekernel.datasets import SvmlightChunks, load_svmlight_path
 
 
 @pytest.mark.parametrize("zero_based", [True, False])
@@ -19,7 +19,7 @@ def test_chunks_concatenate_to_the_file(tmp_path, zero_based):
     with lzma.open(path, "wb") as fh:
         dump_svmlight_file(X, y, fh, zero_based=zero_based)
     Xf, yf = load_svmlight_path(path, n_features=7, dtype=np.float32)
-    parts = list(iter_svmlight_chunks(path, 10, n_features=7, dtype=np.float32))
+    parts = list(SvmlightChunks(path, 10, n_features=7, dtype=np.float32))
     assert [len(p[1]) for p in parts] == [10] * 10 + [3]
     np.testing.assert_array_equal(np.vstack([p[0] for p in parts]), Xf.toarray())
     np.testing.assert_array_equal(np.concatenate([p[1] for p in parts]), yf)
@@ -30,17 +30,17 @@ def test_chunks_width_fixed_by_the_first_chunk(tmp_path):
     path = tmp_path / "d.svm"
     path.write_text("1 1:1 2:1\n-1 1:2\n1 5:1\n")
     with pytest.raises(ValueError, match="beyond n_features=2"):
-        list(iter_svmlight_chunks(path, 2))
-    (X, _), (X2, _) = iter_svmlight_chunks(path, 2, n_features=5, dense=False)
+        list(SvmlightChunks(path, 2))
+    (X, _), (X2, _) = SvmlightChunks(path, 2, n_features=5, dense=False)
     assert X.shape == (2, 5) and X2[0, 4] == 1.0 and sp.issparse(X)
 
 
 def test_chunks_bad_input(tmp_path):
     with pytest.raises(FileNotFoundError, match="nope"):
-        list(iter_svmlight_chunks(tmp_path / "nope", 5))
+        list(SvmlightChunks(tmp_path / "nope", 5))
     bad = tmp_path / "bad.svm"
     bad.write_text("1 a:b\n")
     with pytest.raises(ValueError, match="bad.svm"):
-        list(iter_svmlight_chunks(bad, 5))
+        list(SvmlightChunks(bad, 5))
     with pytest.raises(ValueError, match="chunk_size"):
-        list(iter_svmlight_chunks(bad, 0))
+        list(SvmlightChunks(bad, 0))

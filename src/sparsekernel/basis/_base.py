@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.base import BaseEstimator
 
-__all__ = ["BasisResult", "BasisSelector", "resolve_n_basis"]
+from ..kernels import Kernel, resolve_gamma
+
+__all__ = ["BasisResult", "BasisSelector", "default_kernel", "resolve_n_basis"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,14 @@ class BasisSelector(BaseEstimator):
             selectors written before this argument existed keep working.
         """
         raise NotImplementedError
+
+
+def default_kernel(X):
+    """The RBF kernel with ``gamma='scale'`` resolved on X, for ``select`` calls without one.
+
+    Estimators always pass their own kernel; this only serves direct ``select`` calls.
+    """
+    return Kernel("rbf", gamma=resolve_gamma("scale", X))
 
 
 def resolve_n_basis(n_basis, n_samples, max_auto=1000):

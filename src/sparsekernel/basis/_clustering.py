@@ -9,6 +9,7 @@ from scipy.special import gammaln
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
+from ..kernels import resolve_gamma
 from ..kernels._functions import squared_norms
 from ._base import BasisResult, BasisSelector
 
@@ -190,8 +191,6 @@ class ClusteringBasis(BasisSelector):
         scale = _rms_radius(X)
         ok = np.isfinite(sigma) & (sigma > _SIGMA_FLOOR * scale)
         if not ok.any():
-            from ..kernels import resolve_gamma
-
             return np.full(len(sigma), resolve_gamma("scale", X))
         sigma = np.where(ok, sigma, np.median(sigma[ok]))
         sigma = np.maximum(sigma, _SIGMA_FLOOR * scale)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._base import BasisResult, BasisSelector
-from ._common import default_kernel
+from ._base import BasisResult, BasisSelector, default_kernel
 
 __all__ = ["IncrementalBasis", "IncrementalQR"]
 

@@ -13,7 +13,7 @@ from ._systematic import SystematicBasis
 
 __all__ = ["BASIS_SELECTORS", "make_basis_selector"]
 
-#: Names accepted by ``basis=``; later selectors register themselves here.
+#: Names accepted by ``basis=``.
 BASIS_SELECTORS = {
     "random": RandomBasis,
     "kmeans": KMeansBasis,

@@ -11,8 +11,7 @@ from sklearn.utils import check_random_state
 # fit reduced SVMs while it selects. It uses only the pure solver layer on explicit arrays
 # K(X, Z), never the svm/ estimators, so there is no import cycle.
 from ..solvers import SquaredSmoothHinge, newton_armijo
-from ._base import BasisResult, BasisSelector
-from ._common import default_kernel
+from ._base import BasisResult, BasisSelector, default_kernel
 
 __all__ = ["SystematicBasis"]
 

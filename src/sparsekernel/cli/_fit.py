@@ -9,6 +9,7 @@ from sklearn.base import is_classifier
 
 from ..datasets import SvmlightChunks, load_svmlight_path
 from ..io import save
+from ..kernels import KERNELS
 from ..svm import LowRankSVC, ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
 from ._options import UsageError, gamma_value, n_basis_value, positive_int
 
@@ -23,7 +24,6 @@ MODELS = {
 #: Models trained by streaming the file (bounded memory) instead of loading it.
 STREAMED = ("lowrank",)
 TASKS = ("classification", "regression")
-KERNELS = ("rbf", "laplacian", "polynomial", "linear", "sigmoid")
 
 # Estimator parameter -> its flags. Options left unset are not passed, so the estimator's
 # own defaults (quoted in the help) always apply.

@@ -8,18 +8,12 @@ from ._ida import load_ida
 from ._paths import find_shared_data
 from ._shipped import load_banana, load_ripley
 from ._shuttle import load_shuttle
-from ._svmlight import (
-    SvmlightChunks,
-    iter_svmlight_chunks,
-    load_svmlight_path,
-    load_svmlight_paths,
-)
+from ._svmlight import SvmlightChunks, load_svmlight_path, load_svmlight_paths
 from ._synthetic import make_checkerboard, make_sine_regression
 
 __all__ = [
     "SvmlightChunks",
     "find_shared_data",
-    "iter_svmlight_chunks",
     "load_banana",
     "load_ida",
     "load_ripley",

@@ -16,13 +16,12 @@ from sklearn.datasets import load_svmlight_file
 from ..utils import Interval, Options, validate_params
 from ._paths import open_binary
 
-__all__ = ["SvmlightChunks", "iter_svmlight_chunks", "load_svmlight_path", "load_svmlight_paths"]
+__all__ = ["SvmlightChunks", "load_svmlight_path", "load_svmlight_paths"]
 
 _CONSTRAINTS = {
     "n_features": [None, Interval("int", 1, None, closed="left")],
     "zero_based": [Options(True, False, "auto")],
 }
-# Errors raised while decompressing or parsing a corrupt file.
 _PARSE_ERRORS = (ValueError, EOFError, lzma.LZMAError, gzip.BadGzipFile)
 
 
@@ -31,14 +30,17 @@ def _read_one(path, dtype, zero_based):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"SVMlight/LIBSVM file not found: '{path}'.")
+    with open_binary(path) as f:
+        return (path, *_parse(path, f, dtype, True if zero_based == "auto" else zero_based))
+
+
+def _parse(path, source, dtype, zero_based=True):
+    """``load_svmlight_file`` on a binary stream; a corrupt file's error names ``path``."""
     try:
-        with open_binary(path) as f:
-            X, y = load_svmlight_file(
-                f, dtype=dtype, zero_based=True if zero_based == "auto" else zero_based
-            )
+        X, y = load_svmlight_file(source, dtype=dtype, zero_based=zero_based)
     except _PARSE_ERRORS as exc:
         raise ValueError(f"Could not read '{path}' as an SVMlight/LIBSVM file: {exc}") from exc
-    return path, sp.csr_matrix(X), np.asarray(y, dtype=np.float64)
+    return sp.csr_matrix(X), np.asarray(y, dtype=np.float64)
 
 
 def _with_columns(X, n_columns):
@@ -160,9 +162,11 @@ class SvmlightChunks:
     """A SVMlight/LIBSVM file as a re-iterable source of ``(X, y)`` chunks.
 
     Every ``iter()`` reopens the file and reads it from the start, ``chunk_size`` lines at a
-    time (:func:`iter_svmlight_chunks`), so the object can be passed wherever chunks are
-    consumed more than once, e.g. ``LowRankSVC(n_passes=3).fit_stream(SvmlightChunks(...))``.
-    Only one chunk is in memory at once.
+    time, so the object can be passed wherever chunks are consumed more than once, e.g.
+    ``LowRankSVC(n_passes=3).fit_stream(SvmlightChunks(...))``. Only one chunk is in memory
+    at once, so files larger than memory can be streamed. Iteration yields ``X`` (ndarray
+    or CSR matrix of shape (rows, n_features), in ``dtype``) and ``y`` (float64 ndarray of
+    shape (rows,)).
 
     Parameters
     ----------
@@ -171,12 +175,14 @@ class SvmlightChunks:
     chunk_size : int
         Lines (rows) per chunk, at least 1.
     n_features : int or None, default=None
-        Number of columns. ``None`` takes the largest index of the first chunk (pass it for
-        files whose first rows do not use every feature).
+        Number of columns. ``None`` takes the largest index of the first chunk; a later
+        chunk with a larger index then raises a ValueError (pass ``n_features`` for files
+        whose first rows do not use every feature).
     dtype : numpy dtype, default=np.float64
         Dtype of ``X`` (float32 halves the memory and time of what consumes it).
     zero_based : bool or "auto", default="auto"
-        Whether feature indices start at 0 (see :func:`iter_svmlight_chunks`).
+        Whether feature indices start at 0. "auto" decides on the first chunk (one-based,
+        as LIBSVM, unless index 0 occurs there) and keeps that choice for every chunk.
     dense : bool, default=True
         Yield dense C-contiguous arrays (else CSR matrices).
 
@@ -198,83 +204,36 @@ class SvmlightChunks:
 
     def __init__(self, path, chunk_size, n_features=None, dtype=np.float64, zero_based="auto",
                  dense=True):
-        self.path = _check_chunk_args(path, chunk_size, n_features, zero_based)
+        if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
+            raise TypeError(f"path must be a str or os.PathLike. Got {path!r} instead.")
+        validate_params("SvmlightChunks", {
+            "chunk_size": [Interval("int", 1, None, closed="left")], **_CONSTRAINTS,
+        }, {"chunk_size": chunk_size, "n_features": n_features, "zero_based": zero_based})
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(f"SVMlight/LIBSVM file not found: '{self.path}'.")
         self.chunk_size, self.n_features, self.dtype = chunk_size, n_features, dtype
         self.zero_based, self.dense = zero_based, dense
 
     def __iter__(self):
-        return _read_chunks(self.path, self.chunk_size, self.n_features, self.dtype,
-                            self.zero_based, self.dense)
+        path, n_features, zero_based = self.path, self.n_features, self.zero_based
+        with open_binary(path) as fh:
+            while lines := list(itertools.islice(fh, self.chunk_size)):
+                X, y = _parse(path, io.BytesIO(b"".join(lines)), self.dtype)  # raw indices
+                if zero_based == "auto":
+                    zero_based = not (X.nnz and X.indices.min() > 0)
+                X = _shift_columns(path, X, zero_based)
+                n_features = X.shape[1] if n_features is None else n_features
+                if X.shape[1] > n_features:
+                    raise ValueError(
+                        f"'{path}' has feature index {X.shape[1]} beyond n_features="
+                        f"{n_features} (fixed by the first chunk or given); pass n_features."
+                    )
+                X = _with_columns(X, n_features)
+                yield (X.toarray() if self.dense else X), y
 
     def __repr__(self):
         return f"SvmlightChunks({os.fspath(self.path)!r}, chunk_size={self.chunk_size})"
-
-
-def iter_svmlight_chunks(path, chunk_size, n_features=None, dtype=np.float64,
-                         zero_based="auto", dense=True):
-    """Read a SVMlight/LIBSVM file incrementally, ``chunk_size`` lines at a time.
-
-    Only one chunk is in memory at once, so files larger than memory can be streamed. This is
-    a one-shot generator; :class:`SvmlightChunks` is the re-iterable equivalent (for several
-    passes, e.g. ``LowRankSVC.fit_stream``). Compressed files (.gz, .bz2, .xz) are
-    decompressed on the fly.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-    chunk_size : int
-        Lines (rows) per chunk, at least 1.
-    n_features : int or None, default=None
-        Number of columns. ``None`` takes the largest index of the first chunk; a later
-        chunk with a larger index then raises a ValueError (pass ``n_features`` for files
-        whose first rows do not use every feature).
-    dtype : numpy dtype, default=np.float64
-    zero_based : bool or "auto", default="auto"
-        Whether feature indices start at 0. "auto" decides on the first chunk (one-based,
-        as LIBSVM, unless index 0 occurs there) and keeps that choice for every chunk.
-    dense : bool, default=True
-        Yield dense C-contiguous arrays (else CSR matrices).
-
-    Yields
-    ------
-    X : ndarray or CSR matrix of shape (rows, n_features)
-    y : ndarray of shape (rows,), float64
-    """
-    path = _check_chunk_args(path, chunk_size, n_features, zero_based)
-    yield from _read_chunks(path, chunk_size, n_features, dtype, zero_based, dense)
-
-
-def _check_chunk_args(path, chunk_size, n_features, zero_based):
-    """Validated arguments of a chunked read; returns the path as a Path."""
-    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
-        raise TypeError(f"path must be a str or os.PathLike. Got {path!r} instead.")
-    validate_params("iter_svmlight_chunks", {
-        "chunk_size": [Interval("int", 1, None, closed="left")], **_CONSTRAINTS,
-    }, {"chunk_size": chunk_size, "n_features": n_features, "zero_based": zero_based})
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"SVMlight/LIBSVM file not found: '{path}'.")
-    return path
-
-
-def _read_chunks(path, chunk_size, n_features, dtype, zero_based, dense):
-    with open_binary(path) as fh:
-        while True:
-            lines = list(itertools.islice(fh, chunk_size))
-            if not lines:
-                return
-            X, y = _parse_lines(path, lines, dtype)  # raw indices
-            if zero_based == "auto":
-                zero_based = not (X.nnz and X.indices.min() > 0)
-            X = _shift_columns(path, X, zero_based)
-            n_features = X.shape[1] if n_features is None else n_features
-            if X.shape[1] > n_features:
-                raise ValueError(
-                    f"'{path}' has feature index {X.shape[1]} beyond n_features={n_features} "
-                    "(fixed by the first chunk or given); pass n_features."
-                )
-            X = _with_columns(X, n_features)
-            yield (X.toarray() if dense else X), y
 
 
 def _shift_columns(path, X, zero_based):
@@ -284,11 +243,3 @@ def _shift_columns(path, X, zero_based):
         raise ValueError(f"'{path}' uses feature index 0 in a one-based (LIBSVM) file.")
     X.indices -= 1
     return _with_columns(X, max(X.shape[1] - 1, 0))
-
-
-def _parse_lines(path, lines, dtype):
-    try:
-        X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), dtype=dtype, zero_based=True)
-    except _PARSE_ERRORS as exc:
-        raise ValueError(f"Could not read '{path}' as an SVMlight/LIBSVM file: {exc}") from exc
-    return sp.csr_matrix(X), np.asarray(y, dtype=np.float64)

@@ -12,7 +12,6 @@ __all__ = ["make_checkerboard", "make_sine_regression"]
 _N_SAMPLES = [Interval("int", 1, None, closed="left")]
 
 
-
 def make_checkerboard(n_samples=1000, noise=0.0, cells=4, random_state=None, dtype=np.float64):
     """Draw points on a ``cells x cells`` XOR checkerboard (the LLSVM paper's Checkerboard).
 

@@ -25,40 +25,13 @@ from ..basis import make_kernel
 from ..solvers import MomentAccumulator
 from ..utils import Interval, parse_memory_budget
 
-_KERNEL_DOC = """kernel : {'rbf', 'laplacian', 'polynomial', 'linear', 'sigmoid'}, default='rbf'
-        Kernel function.
-    gamma : 'scale', 'auto' or float, default='scale'
-        Kernel width; 'scale' is 1 / (n_features * X.var()) as in scikit-learn's SVC.
-    degree : int, default=3
-        Degree of the polynomial kernel.
-    coef0 : float, default=0.0
-        Offset of the polynomial and sigmoid kernels.
-    n_basis : 'auto', int, float or None, default='auto'
-        Number m of basis functions: an int in [1, n], a fraction of n in (0, 1] or 'auto' =
-        min(n, 1000) (these are ignored when ``basis`` is an array), or None for the exact
-        full-kernel form: every training row is a basis point, whatever ``basis`` says
-        (refused when an n x n covariance exceeds ``memory_budget``)."""
-
-_MEMORY_DOC = """memory_budget : int, str or None, default=None
-        Bytes for one block of kernel evaluations (None: 1 GiB). K(X, Z) is computed and
-        folded into the m x m moments block by block; it is never stored.
-    random_state : int, RandomState or None, default=None
-        Seed for the basis selection."""
-
-#: Constraint on ``n_components`` shared by the three transformers.
-N_COMPONENTS = {"n_components": [None, Interval("int", 1, None, closed="left")]}
-
-
-def doc(text):
-    """Fill the shared parameter blocks into a class docstring."""
-    return text.replace("{kernel_params}", _KERNEL_DOC).replace("{memory_params}", _MEMORY_DOC)
-
 
 class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEstimator):
     """Basis selection (or every row), block-wise moments and the fitted projection."""
 
     _parameter_constraints = {**KERNEL_CONSTRAINTS, **BASIS_CONSTRAINTS,
-                              "n_basis": [None, *N_BASIS], **N_COMPONENTS}
+                              "n_basis": [None, *N_BASIS],
+                              "n_components": [None, Interval("int", 1, None, closed="left")]}
 
     def _validate_X(self, X, reset=False):
         X = super()._validate_X(X, reset=reset)

@@ -7,12 +7,13 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin
 from sklearn.utils import check_array, check_consistent_length
 from sklearn.utils.validation import check_is_fitted
 
+from .._docs import fill_doc
 from ..base import DTYPES
 from ..basis import BasisResult, BasisSelector, fit_kernel_basis
 from ..kernels import Kernel
 from ..solvers import canonical_correlations, relative_ridge
 from ..utils import Interval, check_random_state
-from ._base import ReducedKernelBase, check_full_kernel, doc, joint_kernel_moments
+from ._base import ReducedKernelBase, check_full_kernel, joint_kernel_moments
 
 __all__ = ["ReducedKernelCCA"]
 
@@ -24,8 +25,9 @@ def _is_pair(basis):
     return isinstance(basis, tuple | list) and len(basis) == 2 and not np.isscalar(basis[0])
 
 
+@fill_doc
 class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
-    __doc__ = doc("""Kernel CCA between two views, each on its own reduced kernel K(., Z).
+    """Kernel CCA between two views, each on its own reduced kernel K(., Z).
 
     With ``K1 = K(X, Zx)`` and ``K2 = K(Y, Zy)`` (column-centred), ``S11``, ``S22`` their
     covariances and ``S12`` the cross-covariance (1/n, accumulated in one pass over row
@@ -45,7 +47,8 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     matrices) and ``ridge=0`` this is textbook linear CCA.
 
     ``fit(X, y)`` and ``transform(X, y)`` follow scikit-learn's ``CCA``: ``y`` is the second
-    view (a 1-D y is one feature), and ``transform`` returns ``(x_scores, y_scores)`` when
+    view (a 1-D y is one feature; the kernel parameters serve both views, and 'scale'
+    resolves gamma on each view), and ``transform`` returns ``(x_scores, y_scores)`` when
     ``y`` is given, ``x_scores`` otherwise. Unlike ``CCA``, ``fit_transform(X, y)`` returns
     ``x_scores`` only, so that the estimator works as a Pipeline step (a pipeline passes the
     target as ``y``); call ``transform(X, y)`` for both variates.
@@ -56,8 +59,11 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         Number of canonical pairs; at most the smaller view's number of basis points.
     ridge : float, default=1e-3
         Relative ridge on each view's covariance (above).
-    {kernel_params}
-        The same kernel parameters serve both views; 'scale' resolves gamma on each view.
+    {kernel}
+    {gamma}
+    {degree}
+    {coef0}
+    {n_basis}
     basis : str, BasisSelector or a pair (Zx, Zy), default='random'
         How to choose the basis points. A selector (or a name of
         :data:`sparsekernel.basis.BASIS_SELECTORS`) is run on X with X's kernel; when it
@@ -65,7 +71,8 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         otherwise it is run on Y as well, with Y's kernel. A pair of arrays gives both bases
         explicitly. With ``n_basis=None`` every row of each view is a basis point (the
         full-kernel CCA, paired).
-    {memory_params}
+    {memory_budget}
+    {random_state}
 
     Attributes
     ----------
@@ -102,7 +109,7 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     >>> kcca = ReducedKernelCCA(n_components=1, n_basis=50, random_state=0).fit(X, Y)
     >>> bool(kcca.correlations_[0] > 0.9)
     True
-    """)
+    """
 
     _parameter_constraints = {
         **ReducedKernelBase._parameter_constraints,

@@ -6,27 +6,29 @@ import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._docs import fill_doc
 from ..features import nystrom_map
 from ..solvers import symmetric_eigen
 from ..utils import Options, check_sample_weight
-from ._base import ReducedKernelBase, doc, kernel_moments
+from ._base import ReducedKernelBase, kernel_moments
 
 __all__ = ["ReducedKernelPCA"]
 
 METHODS = ("nystrom", "reduced")
 
 
+@fill_doc
 class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
-    __doc__ = doc("""Kernel PCA on m << n basis points, fitted in one pass over row blocks.
+    """Kernel PCA on m << n basis points, fitted in one pass over row blocks.
 
     Both methods accumulate the m x m covariance of the reduced kernel data
-    ``Sigma = 1/n sum_i (K(z, x_i) - kbar)(K(z, x_i) - kbar)^T`` block by block (never
-    K(X, X), never the stored K(X, Z)) and differ in the eigenproblem solved on it:
+    ``Sigma = 1/n sum_i (K(z, x_i) - kbar)(K(z, x_i) - kbar)^T`` block by block and differ
+    in the eigenproblem solved on it:
 
     - ``method='nystrom'`` (default): linear PCA of the Nystrom features
       ``phi(x) = K(x, Z) U Lambda^(-1/2)`` with ``K(Z, Z) = U Lambda U^T`` (the map of
-      :class:`~sparsekernel.NystromFeatures`: eigenvalues at or below the package's one
-      floor, ``10 * eps`` of X's dtype times the largest, dropped), i.e. the eigenproblem of
+      :class:`~sparsekernel.NystromFeatures`, eigenvalues at or below ``10 * eps`` of X's
+      dtype times the largest dropped), i.e. the eigenproblem of
       ``T^T Sigma T`` with ``T = U Lambda^(-1/2)``. Since ``phi(x)^T phi(x')`` is the Nystrom
       approximation of k(x, x'), this is kernel PCA on the approximated kernel: with Z = X
       (``n_basis=None``) it *equals* scikit-learn's ``KernelPCA`` (same kernel, up to the
@@ -42,17 +44,19 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     n_components : int or None, default=None
         Number of components; None keeps every component of non-zero variance (the rank
         tolerance :data:`sparsekernel.solvers.eigen.RANK_RTOL` of the covariance).
-    {kernel_params}
-    basis : str, array-like or BasisSelector, default='random'
-        How to choose the basis points Z (a name of
-        :data:`sparsekernel.basis.BASIS_SELECTORS` or a selector, which receives this
-        estimator's kernel), or Z itself (an (m, d) array).
+    {kernel}
+    {gamma}
+    {degree}
+    {coef0}
+    {n_basis}
+    {basis}
     method : {'nystrom', 'reduced'}, default='nystrom'
         Which eigenproblem (see above).
     whiten : bool, default=False
         Divide each component by its standard deviation so that the training scores have
         unit variance (components with zero variance are left unscaled).
-    {memory_params}
+    {memory_budget}
+    {random_state}
 
     Attributes
     ----------
@@ -79,7 +83,7 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     >>> kpca = ReducedKernelPCA(n_components=2, gamma=2.0, n_basis=50, random_state=0)
     >>> kpca.fit_transform(X).shape
     (400, 2)
-    """)
+    """
 
     _parameter_constraints = {
         **ReducedKernelBase._parameter_constraints,

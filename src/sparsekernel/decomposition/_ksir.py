@@ -7,10 +7,11 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._docs import fill_doc
 from ..base import DTYPES
 from ..solvers import generalized_low_rank_eigen, relative_ridge
 from ..utils import Interval, Options, check_sample_weight, plain
-from ._base import ReducedKernelBase, check_n_samples, doc, kernel_moments
+from ._base import ReducedKernelBase, check_n_samples, kernel_moments
 
 __all__ = ["ReducedKernelSIR", "slice_labels"]
 
@@ -34,8 +35,9 @@ def slice_labels(y, n_slices):
     return labels, J
 
 
+@fill_doc
 class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
-    __doc__ = doc("""Kernel sliced inverse regression on the reduced kernel data K(X, Z).
+    """Kernel sliced inverse regression on the reduced kernel data K(X, Z).
 
     Finds the effective dimension-reduction (e.d.r.) directions of the review's eq. (40),
 
@@ -46,7 +48,8 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     ``sample_weight``). Because W has J columns the problem is solved through its J x J form
     (whitening of ``Sigma_K + eps I`` then an SVD of the whitened W), as the authors'
     toolbox does. Slices are the classes for classification and ``n_slices`` groups of sorted
-    response for regression. At most J - 1 directions are informative; ``lambda`` in [0, 1]
+    response for regression; the basis selection receives them as labels (random basis rows
+    are stratified by slice). At most J - 1 directions are informative; ``lambda`` in [0, 1]
     is the share of a direction's variance explained by the slices.
 
     Use it as the first step of a pipeline, e.g.
@@ -69,13 +72,14 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         toolbox uses machine epsilon, i.e. no ridge; a numerically singular covariance is in
         any case handled by a pseudo-inverse on its numerical range (the rank tolerance
         :data:`sparsekernel.solvers.eigen.RANK_RTOL`). 0 gives plain SIR.
-    {kernel_params}
-    basis : str, array-like or BasisSelector, default='random'
-        How to choose the basis points Z (a name of
-        :data:`sparsekernel.basis.BASIS_SELECTORS` or a selector, which receives this
-        estimator's kernel and the slice labels: random rows are stratified by slice), or Z
-        itself (an (m, d) array).
-    {memory_params}
+    {kernel}
+    {gamma}
+    {degree}
+    {coef0}
+    {n_basis}
+    {basis}
+    {memory_budget}
+    {random_state}
 
     Attributes
     ----------
@@ -103,7 +107,7 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     >>> X, y = load_iris(return_X_y=True)
     >>> ReducedKernelSIR(n_basis=30, random_state=0).fit_transform(X, y).shape
     (150, 2)
-    """)
+    """
 
     _parameter_constraints = {
         **ReducedKernelBase._parameter_constraints,

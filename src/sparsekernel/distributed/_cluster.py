@@ -1,7 +1,6 @@
 """Where the map step runs: the user's Dask cluster, or an embedded in-process one.
 
-Dask is an optional dependency: nothing here imports it at module level, so
-``import sparsekernel`` works without it and only fitting on a cluster needs the extra.
+Dask (an optional extra) is imported on use only, so ``import sparsekernel`` works without it.
 """
 
 from __future__ import annotations

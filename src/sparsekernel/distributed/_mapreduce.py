@@ -13,6 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from .._docs import fill_doc
 from ..base import (
     DTYPES,
     KERNEL_CONSTRAINTS,
@@ -64,106 +65,80 @@ def _split(total, n_parts):
     return total // n_parts + (np.arange(n_parts) < total % n_parts)
 
 
+@fill_doc
 class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelEstimator):
     """MapReduce reduced SVM (MRRSVM; Yeh, Huang, Pao & Lee, section 5) on Dask.
 
     Map (Algorithm 4, steps 0-1): the training rows are dealt into ``n_parts`` stratified,
-    disjoint parts and one :class:`~sparsekernel.ReducedSVC` is fitted per part, with its own
-    reduced set of random rows of that part (``n_basis`` in all, split evenly over the
-    parts), in parallel on a Dask cluster.
-    Reduce (steps 2-3): the union of the n reduced sets is encoded by the n part models'
-    decision values (the "big table", one row per reduced-set point, one column per part
-    model and class) and a linear smooth SVM (``SmoothSVC(kernel='linear', C=final_C)``: the
-    same Newton solver, in the primal on the table) is fitted on it. Prediction (Algorithm
-    5) maps a row to its part scores, then applies the final linear model. For k > 2
-    classes every part model is one-vs-rest (k scores each) and so is the final model, on
-    n_parts * k columns.
-
-    Every part model and the final model solve the SVM family's objective::
-
-        min_{w, b}  1/2 ||w||^2 + 1/2 b^2 + C/2 * sum_i s_i * p(1 - y_i f(x_i))^2
-
-    on their own data (``C`` for the parts, ``final_C`` for the big table), so ``C`` means
-    what it means for ReducedSVC on a part.
+    disjoint parts and one :class:`~sparsekernel.ReducedSVC` is fitted per part on its own
+    reduced set of random rows of that part, in parallel on a Dask cluster. Reduce (steps
+    2-3): the union of the reduced sets is encoded by the part models' decision values (the
+    "big table": one row per reduced-set point, one column per part model and class) and a
+    linear smooth SVM (``SmoothSVC(kernel='linear', C=final_C)``: the same Newton solver, in
+    the primal on the table) is fitted on it. Prediction (Algorithm 5) maps a row to its part
+    scores, then applies the final linear model. For k > 2 classes the part models and the
+    final model are one-vs-rest (k scores per part). All of them solve the SVM family's
+    objective (:mod:`sparsekernel.svm._base`) on their own data.
 
     Parameters
     ----------
     n_parts : int, default=4
         Number n of parts (map tasks). Every class needs at least n_parts samples.
-    kernel : {'rbf', 'laplacian', 'polynomial', 'linear', 'sigmoid'}, default='rbf'
-        Kernel of the part models.
-    gamma : 'scale', 'auto' or float, default='scale'
-        Kernel width, resolved once on all the training data (as scikit-learn's SVC does)
-        and shared by every part, so the part models form one kernel expansion.
-    degree : int, default=3
-        Degree of the polynomial kernel.
-    coef0 : float, default=0.0
-        Offset of the polynomial and sigmoid kernels.
-    C : float, default=1.0
-        Loss weight of the part models.
-    n_basis : 'auto', int or float, default='auto'
-        Number M of basis functions of the fitted model (the union of the reduced sets, the
-        rows of the big table): an int in [1, n], a fraction of the n training rows in
-        (0, 1], or 'auto' = min(n, 1000). Part p's reduced set has ``M // n_parts`` rows,
-        one more for the first ``M % n_parts`` parts (never more than the part holds).
+    {kernel}
+    {gamma}
+        Resolved once on all the training data and shared by every part.
+    {degree}
+    {coef0}
+    {C}
+        ``C`` weights the part models' loss, ``final_C`` the final model's.
+    {n_basis}
+        Here it is M, the size of the union of the reduced sets (the rows of the big table):
+        part p gets ``M // n_parts`` rows, one more for the first ``M % n_parts`` parts.
     basis : str or BasisSelector, default='random'
-        How each part chooses its reduced set, with the part model's kernel (gamma resolved
-        on all the data); it must return training rows (the reduce step needs their
-        labels), as 'random' does.
+        How each part chooses its reduced set (as in ReducedSVC); it must return training
+        rows (the reduce step needs their labels), as 'random' does.
     final_C : float, default=1.0
         Loss weight of the final linear SSVM on the big table.
     smoothing : float, default=inf
         Smoothing of the plus function (``inf``: exact squared hinge, generalized Newton).
-    memory_budget : int, str or None, default=None
-        Bytes for kernel blocks in each part fit and at prediction (None: 1 GiB).
+    {memory_budget}
     tol : float, default=1e-6
         Newton stopping tolerance (parts and final model).
-    max_iter : int, default=100
-        Newton iterations per sub-problem.
-    class_weight : dict, 'balanced' or None, default=None
-        Class weights for the part models and the final model.
+    {max_iter}
+    {class_weight}
     client : None, str or distributed.Client, default=None
-        Where the map step runs. None: an in-process LocalCluster with ``n_jobs`` threads,
-        started for the fit and closed after it. A scheduler address ('tcp://host:8786'):
-        connect for the fit (workers need sparsekernel installed). A Client: use it as is
-        (a Client cannot be deep-copied, so pass the address to clone the estimator, e.g.
-        in GridSearchCV; pickling stores a Client as its address).
+        Where the map step runs. None: an in-process LocalCluster with ``n_jobs`` threads for
+        the fit. A scheduler address ('tcp://host:8786'): connect for the fit (workers need
+        sparsekernel installed). A Client: use it as is (it cannot be deep-copied: pass the
+        address to clone the estimator, e.g. in GridSearchCV; pickling stores its address).
     n_jobs : int or None, default=None
         Threads of the embedded cluster (None: 1, -1: all cores); ignored with ``client``.
-    random_state : int, RandomState or None, default=None
-        Seeds the deal into parts and each part's reduced set. For one value, one input
-        (and, for dask arrays and files, one chunking) the fit is identical on any cluster.
-    verbose : int, default=0
-        0 silent; 1 a progress bar over the finished parts and over the final model's
-        sub-problems; 2 also a line per finished part and per final solve (and its Newton
-        iterations) on standard error or the 'sparsekernel' logger.
+    {random_state}
+        For one value and one input (and one chunking of dask arrays and files) the fit is
+        identical on any cluster.
+    {verbose}
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-        Class labels.
     basis_ : ndarray or CSR matrix of shape (M, n_features)
-        The union of the reduced sets, part after part (M = sum_i m_i).
+        The union of the reduced sets, part after part.
     part_offsets_ : ndarray of shape (n_parts + 1,)
         Part p's reduced set is ``basis_[part_offsets_[p]:part_offsets_[p + 1]]``.
     part_coef_ : ndarray of shape (M, n_parts * k)
         Part models' weights, block diagonal: column p * k + j holds part p's score j.
     part_intercept_ : ndarray of shape (n_parts * k,)
-        Part models' biases.
     gamma_ : float or ndarray of shape (M,)
         Kernel width used (per-centre widths when the basis selector provides them).
     coef_ : ndarray of shape (1, n_parts * k) or (n_classes, n_parts * k)
         Final linear model's weights on the part scores.
     intercept_ : ndarray of shape (1,) or (n_classes,)
-        Final linear model's bias.
     n_iter_ : ndarray of shape (n_problems,)
         Newton iterations of the final model per sub-problem.
     part_n_iter_ : ndarray of shape (n_parts, n_problems)
-        Newton iterations of each part model.
     part_n_samples_ : ndarray of shape (n_parts,)
         Training rows per part.
     n_features_in_ : int
-        Number of features seen in fit.
 
     Notes
     -----

@@ -37,6 +37,7 @@ from sklearn.base import TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from .._docs import fill_doc
 from ..base import (
     BASIS_CONSTRAINTS,
     KERNEL_CONSTRAINTS,
@@ -167,34 +168,27 @@ def _cholesky_map(kernel, Z, K, floor):
     return fmap
 
 
+@fill_doc
 class NystromFeatures(TransformerMixin, KernelExpansionMixin, SparseKernelEstimator):
     """Map X to Nystrom features K(X, Z) U Lambda^(-1/2) on m landmarks Z (LLSVM).
 
     Inner products of the features approximate the kernel: F(X) F(Y)^T = K(X, Z) K(Z, Z)^+
     K(Z, Y), exact when Z contains X. A linear model on these features with the penalty
     ||beta||^2 is the reduced kernel model with the RKHS penalty mu^T K(Z, Z) mu
-    (beta = Lambda^(1/2) U^T mu; Zhang et al. 2012, Proposition 2).
+    (beta = Lambda^(1/2) U^T mu; Zhang et al. 2012, Proposition 2). The landmarks are
+    k-means centres by default, the LLSVM choice.
 
     Parameters
     ----------
-    kernel : {'rbf', 'laplacian', 'polynomial', 'linear', 'sigmoid'}, default='rbf'
-    gamma : 'scale', 'auto' or float, default='scale'
-        As in scikit-learn's SVC.
-    degree : int, default=3
-    coef0 : float, default=0.0
-    n_basis : 'auto', int or float, default='auto'
-        Number of landmarks m: an int, a fraction of n in (0, 1], or 'auto' = min(n, 1000).
-        Ignored when ``basis`` is an array.
-    basis : str, array-like or BasisSelector, default='kmeans'
-        Landmarks: 'kmeans' (centroids of a subsample, the LLSVM choice), 'random' training
-        rows, or an explicit (m, d) array.
-    rcond : 'auto' or float, default='auto'
-        Eigenvalues of K(Z, Z) at or below ``rcond * lambda_max`` are dropped; 'auto' is the
-        package's one floor, ``10 * eps`` of the feature dtype (2.2e-15 for float64 and
-        1.2e-6 for float32 features; :func:`sparsekernel.utils.eigenvalue_floor`).
-    memory_budget : int, str or None, default=None
-        Bytes for one block of kernel evaluations (None: 1 GiB).
-    random_state : int, RandomState or None, default=None
+    {kernel}
+    {gamma}
+    {degree}
+    {coef0}
+    {n_basis}
+    {basis}
+    {rcond}
+    {memory_budget}
+    {random_state}
 
     Attributes
     ----------

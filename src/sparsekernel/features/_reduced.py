@@ -5,6 +5,7 @@ from __future__ import annotations
 from sklearn.base import TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._docs import fill_doc
 from ..base import (
     BASIS_CONSTRAINTS,
     KERNEL_CONSTRAINTS,
@@ -51,26 +52,22 @@ def reduced_design(kernel, X, Z):
     return KernelBlocks(kernel, X, Z)
 
 
+@fill_doc
 class ReducedFeatures(TransformerMixin, KernelExpansionMixin, SparseKernelEstimator):
     """Map X to the reduced kernel features K(X, Z) on m basis points Z.
 
+    ``basis='systematic'`` needs labels, which a transformer never sees.
+
     Parameters
     ----------
-    kernel : {'rbf', 'laplacian', 'polynomial', 'linear', 'sigmoid'}, default='rbf'
-    gamma : 'scale', 'auto' or float, default='scale'
-        As in scikit-learn's SVC.
-    degree : int, default=3
-    coef0 : float, default=0.0
-    n_basis : 'auto', int or float, default='auto'
-        Number of basis points m: an int, a fraction of n in (0, 1], or 'auto' =
-        min(n, 1000). Ignored when ``basis`` is an array.
-    basis : str, array-like or BasisSelector, default='random'
-        How to choose Z ('random', 'kmeans', 'incremental', 'systematic', 'clustering'),
-        or Z itself. ('systematic' needs labels, which a transformer never sees.)
-    memory_budget : int, str or None, default=None
-        Bytes for one block of kernel evaluations (None: 1 GiB).
-    random_state : int, RandomState or None, default=None
-        Seed of the basis selection.
+    {kernel}
+    {gamma}
+    {degree}
+    {coef0}
+    {n_basis}
+    {basis}
+    {memory_budget}
+    {random_state}
 
     Attributes
     ----------

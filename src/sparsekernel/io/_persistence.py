@@ -108,9 +108,7 @@ def _library_version():
 def load(path):
     """Read an estimator written by :func:`save`.
 
-    Loading never executes code from the file: arrays are read with ``allow_pickle=False``,
-    metadata with ``json``, and the class is looked up in an allow-list of sparsekernel
-    estimators.
+    Loading never executes code from the file (see "Safety" in :mod:`sparsekernel.io`).
 
     Parameters
     ----------

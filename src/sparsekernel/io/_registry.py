@@ -10,10 +10,8 @@ __all__ = ["allowed_classes"]
 def allowed_classes():
     """Return ``{class name: class}`` for every estimator the model format may instantiate.
 
-    These are the scikit-learn estimators exported by ``sparsekernel.__all__`` (the models)
-    and by ``sparsekernel.basis.__all__`` (selectors, which appear as nested parameters).
-    A model file can only ever name one of these classes; nothing is imported by a name read
-    from a file.
+    These are the estimators exported by ``sparsekernel.__all__`` (the models) and by
+    ``sparsekernel.basis.__all__`` (selectors, which appear as nested parameters).
     """
     # Imported here, not at module level: the top-level package may import sparsekernel.io.
     import sparsekernel

@@ -15,7 +15,8 @@ regularization parameter (gamma in Suykens, C in Kim et al., gamma in Fang et al
 C; their RBF exp(-||x - x'||^2 / sigma^2) is ``kernel='rbf', gamma=1/sigma^2``.
 
 - exact (``n_basis=None``): ``phi`` is the kernel's feature map; the dual is the (n+1)
-  bordered system on the n x n kernel matrix (``f(x) = sum_i alpha_i K(x, x_i) + b``).
+  bordered system on the n x n kernel matrix (``f(x) = sum_i alpha_i K(x, x_i) + b``): about
+  24 n^2 bytes for K, the system and its factor, refused past ``memory_budget``.
 - reduced (``n_basis`` a number or 'auto'): the same problem restricted to functions spanned
   by m basis points Z, solved on the package's Nystrom features ``K(X, Z) U Lambda^{-1/2}``
   (:func:`sparsekernel.features.nystrom_from_basis`, with its one eigenvalue floor), i.e.
@@ -41,15 +42,42 @@ from ..kernels import resolve_gamma
 from ..solvers import lssvm_dual, lssvm_primal
 from ..utils import constraints, parse_memory_budget
 
-__all__ = ["BaseLSSVM", "LSSVM_CONSTRAINTS", "as_single_target", "exact_bytes"]
+__all__ = ["ATTRIBUTES", "BaseLSSVM", "KERNEL_PARAMS", "LSSVM_CONSTRAINTS", "as_single_target"]
 
 #: Parameters of every kernel LS-SVM (the low-rank one has no kernel).
 LSSVM_CONSTRAINTS = {**KERNEL_CONSTRAINTS, **constraints("C", "verbose")}
 
-
-def exact_bytes(n):
-    """Peak bytes of an exact LS-SVM fit on n rows: K, K + diag(1/(C s)) and its factor."""
-    return 3 * 8 * n * n
+#: Docstring pieces of the kernel LS-SVMs: the first parameters (``fill_doc`` placeholders)
+#: and the fitted attributes of the exact, reduced and pruned fits.
+KERNEL_PARAMS = """
+    Parameters
+    ----------
+    {kernel}
+    {gamma}
+    {degree}
+    {coef0}
+    {C}
+"""
+ATTRIBUTES = """
+    Attributes
+    ----------
+    basis_ : ndarray or CSR matrix of shape (m, n_features)
+        The support vectors / basis points Z (the training rows for the exact fit).
+    basis_indices_ : ndarray of shape (m,) or None
+        Training rows used as basis points, when they are training rows.
+    coef_ : ndarray
+        Dual weights beta on the basis: f(x) = sum_j beta_j K(x, z_j) + b. Shape (m,) for
+        regression, (1, m) for two classes, (n_classes, m) one-vs-rest.
+    intercept_ : float or ndarray of shape (1,) or (n_classes,)
+        Bias b.
+    gamma_ : float or ndarray
+        Kernel width used.
+    objective_ : float
+        Objective value (summed over one-vs-rest problems).
+    n_support_ : int
+        Number of basis functions evaluated at prediction (property).
+    n_features_in_ : int
+"""
 
 
 class _FeatureBlocks:
@@ -92,7 +120,7 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         return res
 
     def _check_exact_memory(self, n):
-        need, budget = exact_bytes(n), parse_memory_budget(self.memory_budget)
+        need, budget = 24 * n * n, parse_memory_budget(self.memory_budget)
         if need > budget:
             raise ValueError(
                 f"An exact {type(self).__name__} fit on n={n} rows needs the n x n kernel "

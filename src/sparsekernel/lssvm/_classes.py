@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+from .._docs import fill_doc
 from ..base import OneVsRestClassifierMixin, SingleTargetRegressorMixin
 from ..utils import constraints
-from ._base import BaseLSSVM, as_single_target
-from ._docs import doc
+from ._base import ATTRIBUTES, KERNEL_PARAMS, BaseLSSVM, as_single_target
 
 __all__ = ["LSSVC", "LSSVR"]
 
 
+@fill_doc
 class LSSVR(SingleTargetRegressorMixin, BaseLSSVM):
+    __doc__ = """Least-squares support vector regression (Suykens), reduced or exact.
+
+    Reduced on ``n_basis`` points, or exact with ``n_basis=None``; the objective is the LS-SVM
+    family's (:mod:`sparsekernel.lssvm._base`).
+""" + KERNEL_PARAMS + """    {n_basis}
+    {basis}
+    {memory_budget}
+    {random_state}
+    {verbose}
+""" + ATTRIBUTES
+
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis="auto",
                  basis="random", memory_budget=None, random_state=None, verbose=0):
         self.kernel = kernel
@@ -44,7 +56,32 @@ class LSSVR(SingleTargetRegressorMixin, BaseLSSVM):
         return as_single_target(self)
 
 
+@fill_doc
 class LSSVC(OneVsRestClassifierMixin, BaseLSSVM):
+    __doc__ = """Least-squares support vector classifier (Suykens & Vandewalle 1999).
+
+    Reduced on ``n_basis`` points, or exact with ``n_basis=None``; the objective is the LS-SVM
+    family's (:mod:`sparsekernel.lssvm._base`).
+""" + KERNEL_PARAMS + """    {n_basis}
+    {basis}
+    {memory_budget}
+    {class_weight}
+    {random_state}
+    {verbose}
+""" + ATTRIBUTES + """    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sparsekernel import LSSVC
+    >>> X, y = make_moons(300, noise=0.1, random_state=0)
+    >>> exact = LSSVC(gamma=2.0, C=10.0, n_basis=None).fit(X, y)
+    >>> reduced = LSSVC(gamma=2.0, C=10.0, n_basis=40, random_state=0).fit(X, y)
+    >>> exact.n_support_, reduced.n_support_
+    (300, 40)
+    """
+
     _parameter_constraints = {**BaseLSSVM._parameter_constraints,
                               **constraints("class_weight")}
 
@@ -82,27 +119,3 @@ class LSSVC(OneVsRestClassifierMixin, BaseLSSVM):
         self._fit_targets(X, Y, sw, y_enc)
         return self
 
-
-LSSVR.__doc__ = doc(
-    "Least-squares support vector regression (Suykens): reduced on n_basis points, or exact\n"
-    "    with n_basis=None.",
-    ["kernel", "C", "n_basis", "basis", "memory_budget", "random_state", "verbose"],
-)
-LSSVC.__doc__ = doc(
-    "Least-squares support vector classifier (Suykens & Vandewalle 1999): reduced on n_basis\n"
-    "    points, or exact with n_basis=None.",
-    ["kernel", "C", "n_basis", "basis", "memory_budget", "class_weight", "random_state",
-     "verbose"],
-    classifier=True,
-    examples="""
-    Examples
-    --------
-    >>> from sklearn.datasets import make_moons
-    >>> from sparsekernel import LSSVC
-    >>> X, y = make_moons(300, noise=0.1, random_state=0)
-    >>> exact = LSSVC(gamma=2.0, C=10.0, n_basis=None).fit(X, y)
-    >>> reduced = LSSVC(gamma=2.0, C=10.0, n_basis=40, random_state=0).fit(X, y)
-    >>> exact.n_support_, reduced.n_support_
-    (300, 40)
-""",
-)

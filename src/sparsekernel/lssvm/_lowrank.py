@@ -3,8 +3,7 @@
 The estimators standardise the inputs, learn the M basis functions and the weights on them
 with :func:`sparsekernel.features._lowrank_fit.fit_learnable_bases` (the two-step algorithm,
 its criteria, step rule and initialisation are described there), and store the bases in input
-units. Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`) on phi(x) =
-[phi_1(x) .. phi_M(x)].
+units.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from .._docs import fill_doc
 from ..base import (
     N_BASIS,
     KernelExpansionMixin,
@@ -25,13 +25,74 @@ from ..features._learnable import BASIS_FUNCTIONS, basis_values
 from ..features._lowrank_fit import CRITERIA, fit_learnable_bases
 from ..utils import Interval, Options, constraints
 from ._base import as_single_target
-from ._docs import OBJECTIVE
 
 __all__ = ["LowRankLSSVC", "LowRankLSSVR"]
 
 
 def _dense(X):
     return np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+
+
+#: Docstring sections both estimators share (each adds its remaining parameters).
+_PARAMS = """
+    Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`) on the learned features
+    phi(x) = [phi_1(x) .. phi_M(x)].
+
+    Parameters
+    ----------
+    n_basis : int, float or 'auto', default=5
+        Number m = M of basis functions of the fitted model: an int, a fraction of the
+        training rows in (0, 1], or 'auto' = min(n, 1000). The LR-LSSVM is meant for few
+        (each step costs O(n M d)); prefer an int.
+    basis_function : {'robust_rbf', 'sbf'}, default='robust_rbf'
+        exp(-z) or max(0, 1 - z) of z = sum_j sigma_kj |x_j - mu_kj|.
+    criterion : {'abs', 'square', 'target', 'objective'}, default='square'
+        Criterion of the basis step (``sparsekernel.features._lowrank_fit``):
+        maximise mean |f(x_i)| (w, b fixed), maximise mean f(x_i)^2 / 2 (through the closed
+        form), minimise mean |y_i - f(x_i)| (w, b fixed), or minimise the LR-LSSVM
+        objective itself (not one of the paper's three).
+    {C}
+    learning_rate : float, default=0.05
+        Initial length of the normalized gradient step (standardised input units).
+    max_iter : int, default=100
+        Basis steps (each followed by the closed-form step); 0 keeps the k-medoids bases
+        with their closed-form weights.
+    n_init : int, default=1
+        Runs from different k-medoids seedings; the one with the lowest LR-LSSVM training
+        objective is kept (``n_iter_``, ``best_iter_``, ``history_`` describe that run).
+    shape_init : 'auto' or float, default='auto'
+        Initial shapes: 'auto' = c / mean L1 distance of the cluster's members to its
+        medoid (c = 1 robust RBF, 1/2 SBF), or one constant (standardised units).
+    basis : 'kmedoids' or array-like of shape (M, n_features), default='kmedoids'
+        Initial centres: L1 k-medoids of (at most 2000 rows of) the standardised data, or
+        given centres in input units.
+"""
+
+_ATTRIBUTES = """
+    Attributes
+    ----------
+    basis_ : ndarray of shape (M, n_features)
+        The learned centres mu in input units.
+    shapes_ : ndarray of shape (M, n_features)
+        Positive shapes sigma in input units (phi uses sigma_kj |x_j - mu_kj|).
+    coef_ : ndarray of shape (M,), (1, M) or (n_classes, M)
+        Weights w on the basis functions.
+    intercept_ : float or ndarray
+        Bias b.
+    objective_ : float
+        LR-LSSVM objective of the returned iterate.
+    n_iter_ : int
+        Basis steps taken.
+    best_iter_ : int
+        Iteration of the returned (lowest-objective) iterate.
+    history_ : ndarray of shape (n_iter_ + 1, 2)
+        Objective and criterion (as minimised) at every iterate.
+    n_reseeded_ : int
+        Dead units re-seeded.
+    n_support_ : int
+        M (property).
+    n_features_in_ : int
+"""
 
 
 class _LowRankBase(KernelExpansionMixin, SparseKernelEstimator):
@@ -41,7 +102,6 @@ class _LowRankBase(KernelExpansionMixin, SparseKernelEstimator):
         "basis_function": [Options(*BASIS_FUNCTIONS)],
         "criterion": [Options(*CRITERIA)],
         "learning_rate": [Interval("real", 0, None, closed="neither")],
-        # max_iter=0 is meaningful here: the k-medoids bases with their closed-form weights.
         "max_iter": [Interval("int", 0, None, closed="left")],
         "n_init": [Interval("int", 1, None, closed="left")],
         "shape_init": [Options("auto"), Interval("real", 0, None, closed="neither")],
@@ -88,7 +148,13 @@ class _LowRankBase(KernelExpansionMixin, SparseKernelEstimator):
             self.intercept_)
 
 
+@fill_doc
 class LowRankLSSVR(SingleTargetRegressorMixin, _LowRankBase):
+    __doc__ = """Low-rank LS-SVM regression on M learnable robust RBF / simplex basis functions.
+""" + _PARAMS + """    {random_state}
+    {verbose}
+""" + _ATTRIBUTES
+
     def __init__(self, n_basis=5, basis_function="robust_rbf", criterion="square", C=1.0,
                  learning_rate=0.05, max_iter=100, n_init=1, shape_init="auto",
                  basis="kmedoids", random_state=None, verbose=0):
@@ -123,7 +189,24 @@ class LowRankLSSVR(SingleTargetRegressorMixin, _LowRankBase):
         return as_single_target(self)
 
 
+@fill_doc
 class LowRankLSSVC(OneVsRestClassifierMixin, _LowRankBase):
+    __doc__ = """Low-rank LS-SVM classifier (LR-LSSVM, Fang et al. 2019) on M learnable bases.
+""" + _PARAMS + """    {class_weight}
+    {random_state}
+    {verbose}
+""" + _ATTRIBUTES + """    classes_ : ndarray of shape (n_classes,)
+
+    Examples
+    --------
+    >>> from sparsekernel import LowRankLSSVC
+    >>> from sparsekernel.datasets import load_ripley
+    >>> Xtr, ytr, Xte, yte = load_ripley()
+    >>> clf = LowRankLSSVC(n_basis=4, random_state=0).fit(Xtr, ytr)
+    >>> clf.basis_.shape
+    (4, 2)
+    """
+
     _parameter_constraints = {**_LowRankBase._parameter_constraints,
                               **constraints("class_weight")}
 
@@ -161,88 +244,3 @@ class LowRankLSSVC(OneVsRestClassifierMixin, _LowRankBase):
         self._fit_bases(X, Y, sw)
         return self
 
-
-_PARAMS = """
-    Parameters
-    ----------
-    n_basis : int, float or 'auto', default=5
-        Number m = M of basis functions of the fitted model: an int, a fraction of the
-        training rows in (0, 1], or 'auto' = min(n, 1000). The LR-LSSVM is meant for few
-        (each step costs O(n M d)); prefer an int.
-    basis_function : {'robust_rbf', 'sbf'}, default='robust_rbf'
-        exp(-z) or max(0, 1 - z) of z = sum_j sigma_kj |x_j - mu_kj|.
-    criterion : {'abs', 'square', 'target', 'objective'}, default='square'
-        Criterion of the basis step (``sparsekernel.features._lowrank_fit``):
-        maximise mean |f(x_i)| (w, b fixed), maximise mean f(x_i)^2 / 2 (through the closed
-        form), minimise mean |y_i - f(x_i)| (w, b fixed), or minimise the LR-LSSVM
-        objective itself (not one of the paper's three).
-    C : float, default=1.0
-        Weight of the squared-error term (objective above).
-    learning_rate : float, default=0.05
-        Initial length of the normalized gradient step (standardised input units).
-    max_iter : int, default=100
-        Basis steps (each followed by the closed-form step).
-    n_init : int, default=1
-        Runs from different k-medoids seedings; the one with the lowest LR-LSSVM training
-        objective is kept (``n_iter_``, ``best_iter_``, ``history_`` describe that run).
-    shape_init : 'auto' or float, default='auto'
-        Initial shapes: 'auto' = c / mean L1 distance of the cluster's members to its
-        medoid (c = 1 robust RBF, 1/2 SBF), or one constant (standardised units).
-    basis : 'kmedoids' or array-like of shape (M, n_features), default='kmedoids'
-        Initial centres: L1 k-medoids of (at most 2000 rows of) the standardised data, or
-        given centres in input units.{extra}
-    random_state : int, RandomState or None, default=None
-        Seed of the k-medoids initialisation and re-seeding.
-    verbose : int, default=0
-        2 or more: a line per iteration (objective, criterion, step) and one for the
-        returned iterate, on standard error or through the ``sparsekernel`` logger when it
-        is configured.
-
-    Attributes
-    ----------
-    basis_ : ndarray of shape (M, n_features)
-        The learned centres mu in input units.
-    shapes_ : ndarray of shape (M, n_features)
-        Positive shapes sigma in input units (phi uses sigma_kj |x_j - mu_kj|).
-    coef_ : ndarray of shape (M,), (1, M) or (n_classes, M)
-        Weights w on the basis functions.
-    intercept_ : float or ndarray
-        Bias b.
-    objective_ : float
-        LR-LSSVM objective of the returned iterate.
-    n_iter_ : int
-        Basis steps taken.
-    best_iter_ : int
-        Iteration of the returned (lowest-objective) iterate.
-    history_ : ndarray of shape (n_iter_ + 1, 2)
-        Objective and criterion (as minimised) at every iterate.
-    n_reseeded_ : int
-        Dead units re-seeded.
-    n_support_ : int
-        M (property).
-    n_features_in_ : int
-"""
-
-LowRankLSSVR.__doc__ = (
-    "Low-rank LS-SVM regression on M learnable robust RBF / simplex basis functions.\n"
-    + OBJECTIVE + "    Here phi(x) = [phi_1(x) .. phi_M(x)], the learned bases.\n"
-    + _PARAMS.replace("{extra}", "")
-)
-LowRankLSSVC.__doc__ = (
-    "Low-rank LS-SVM classifier (LR-LSSVM, Fang et al. 2019) on M learnable bases.\n"
-    + OBJECTIVE + "    Here phi(x) = [phi_1(x) .. phi_M(x)], the learned bases.\n"
-    + _PARAMS.replace("{extra}", """
-    class_weight : dict, 'balanced' or None, default=None
-        Multiplies the weights of each class's samples.""")
-    + """    classes_ : ndarray of shape (n_classes,)
-
-    Examples
-    --------
-    >>> from sparsekernel import LowRankLSSVC
-    >>> from sparsekernel.datasets import load_ripley
-    >>> Xtr, ytr, Xte, yte = load_ripley()
-    >>> clf = LowRankLSSVC(n_basis=4, random_state=0).fit(Xtr, ytr)
-    >>> clf.basis_.shape
-    (4, 2)
-"""
-)

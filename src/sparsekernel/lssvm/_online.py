@@ -1,8 +1,7 @@
 """On-line pruning LS-SVM regression with a fixed budget (Kim, Shim & Oh).
 
-Section 3 of the paper: keep N_w support vectors; when the point (x_{n+1}, y_{n+1}) arrives,
-solve the LS-SVM on the N_w + 1 points, then drop the point with the smallest |alpha_i|. The
-model predicts at any time from the N_w kept points (re-solved on them).
+Section 3 of the paper, as :class:`OnlineLSSVR` states it; the model predicts at any time
+from the N_w kept points (re-solved on them).
 
 Faithfulness notes (checked against the full text of the paper): the "modified pruned support
 vectors and their corresponding outputs" of the paper are the *set* {x_i*, y_i*} that changes
@@ -33,6 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from .._docs import fill_doc
 from ..base import (
     FitInterruptedWarning,
     KernelExpansionMixin,
@@ -43,18 +43,60 @@ from ..base import (
 from ..kernels import resolve_gamma
 from ..solvers import IncrementalLSSVM
 from ..utils import Interval, log_line
-from ._base import LSSVM_CONSTRAINTS
-from ._docs import PARAMS, doc
+from ._base import KERNEL_PARAMS, LSSVM_CONSTRAINTS
 
 __all__ = ["OnlineLSSVR"]
 
 _CHUNK = 512  # arrivals per K(chunk, working set + chunk) evaluation
 
 
+@fill_doc
 class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernelEstimator):
+    __doc__ = """On-line pruning LS-SVM regression on a fixed budget of n_basis support vectors.
+
+    Kim, Shim & Oh: every arrival joins the working set, the LS-SVM is solved on those
+    n_basis + 1 points, and the one with the smallest |alpha| leaves; O(n_basis^2) time per
+    arrival and memory. Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`).
+""" + KERNEL_PARAMS + """    n_basis : int, default=200
+        Number m of basis functions of the fitted model: here the budget N_w of support
+        vectors the working set keeps (an int only: a stream has no n to take a fraction
+        of, and no 'auto').
+    refactor_every : int or None, default=1000
+        Updates (additions and removals) between full refactorizations of the working-set
+        system, which bound the round-off drift of the O(N_w^2) updates; None never.
+    {memory_budget}
+    verbose : int, default=0
+        2 or more: a line per 512 streamed rows and one for the final solve, on standard
+        error or through the ``sparsekernel`` logger when it is configured.
+
+    Attributes
+    ----------
+    basis_ : ndarray of shape (m, n_features)
+        The kept support vectors.
+    coef_ : ndarray of shape (m,)
+        Their dual weights alpha: f(x) = sum_j alpha_j K(x, z_j) + b.
+    intercept_ : float
+        Bias b.
+    gamma_ : float
+        Kernel width used.
+    objective_ : float
+        Objective on the working set.
+    support_targets_, support_weights_ : ndarray of shape (m,)
+        Targets and sample weights of the kept points.
+    n_samples_seen_ : int
+        Rows streamed so far.
+    n_support_ : int
+        m (property).
+    n_features_in_ : int
+
+    Notes
+    -----
+    ``partial_fit`` after :func:`sparsekernel.io.load` rebuilds the working-set system
+    from ``basis_``, ``support_targets_`` and ``support_weights_``.
+    """
+
     _parameter_constraints = {
         **LSSVM_CONSTRAINTS,
-        # The budget N_w is a count: a stream has no n to take a fraction of.
         "n_basis": [Interval("int", 1, None, closed="left")],
         "refactor_every": [None, Interval("int", 1, None, closed="left")],
     }
@@ -194,35 +236,3 @@ class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernel
         self.objective_ = res.objective
         report_result(self, res)
 
-
-OnlineLSSVR.__doc__ = doc(
-    "On-line pruning LS-SVM regression on a fixed budget of n_basis support vectors\n"
-    "    (Kim, Shim & Oh): every arrival joins the working set, then the point with the\n"
-    "    smallest |alpha| leaves. O(n_basis^2) per arrival; memory O(n_basis^2).",
-    ["kernel", "C"],
-    extra_params="""
-    n_basis : int, default=200
-        Number m of basis functions of the fitted model: here the budget N_w of support
-        vectors the working set keeps (an int only: a stream has no n to take a fraction
-        of, and no 'auto').
-    refactor_every : int or None, default=1000
-        Updates (additions and removals) between full refactorizations of the working-set
-        system, which bound the round-off drift of the O(N_w^2) updates; None never.""" +
-    PARAMS["memory_budget"] + """
-    verbose : int, default=0
-        2 or more: a line per 512 streamed rows and one for the final solve, on standard
-        error or through the ``sparsekernel`` logger when it is configured.""",
-    extra_attrs="""
-    support_targets_ : ndarray of shape (m,)
-        Targets of the kept points.
-    support_weights_ : ndarray of shape (m,)
-        Sample weights of the kept points.
-    n_samples_seen_ : int
-        Rows streamed so far.""",
-    notes="""
-    Notes
-    -----
-    ``partial_fit`` after :func:`sparsekernel.io.load` rebuilds the working-set system
-    from ``basis_``, ``support_targets_`` and ``support_weights_``.
-""",
-)

@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from .._docs import fill_doc
 from ..base import (
     FitInterruptedWarning,
     OneVsRestClassifierMixin,
@@ -30,10 +31,36 @@ from ..base import (
 )
 from ..kernels import resolve_gamma
 from ..utils import Interval, constraints, log_line
-from ._base import LSSVM_CONSTRAINTS, BaseLSSVM, as_single_target
-from ._docs import ATTRIBUTES, PARAMS, doc
+from ._base import ATTRIBUTES, KERNEL_PARAMS, LSSVM_CONSTRAINTS, BaseLSSVM, as_single_target
 
 __all__ = ["PrunedLSSVC", "PrunedLSSVR"]
+
+#: Docstring pieces of both pruned estimators (each adds its own remaining parameters).
+_PRUNE_PARAMS = KERNEL_PARAMS + """    prune_fraction : float in (0, 1), default=0.05
+        Fraction of the current support vectors removed per round (smallest |alpha|;
+        largest |alpha| over the one-vs-rest problems for multiclass).
+    prune_tol : float, default=0.05
+        Stop when the validation mean squared error exceeds (1 + prune_tol) times the
+        unpruned model's; the last model within the tolerance is kept.
+    validation_fraction : float in (0, 1), default=0.2
+        Share of the training data held out when no X_val is passed to fit.
+    min_support : int, default=2
+        Never prune below this many support vectors.
+    memory_budget : int, str or None, default=None
+        Bytes (or a string such as '512MB'); None is 1 GiB. An exact fit needing more
+        (about 24 n^2 bytes) is refused with the estimate.
+"""
+
+_PATH_AND_NOTES = """    pruning_path_ : dict
+        ``'n_support'`` and ``'validation_mse'`` arrays, one entry per refit (the last
+        entry is the first model past the tolerance, unless pruning hit min_support).
+
+    Notes
+    -----
+    Each round refits the exact LS-SVM (O(n^3)); pruning 5 % per round takes about
+    log(n_final / n) / log(0.95) rounds. The training rows held out for validation are not
+    support vectors. Zero-weight rows are dropped before the first round.
+"""
 
 
 class _PruningMixin:
@@ -51,8 +78,11 @@ class _PruningMixin:
         if X_val is not None:
             if y_val is None:
                 raise ValueError("X_val was given without y_val; pass both or neither.")
-            X_val = self._validate_X(X_val)
-            return X, T, sw, X_val, self._val_targets(y_val, X_val.shape[0])
+            X_val, y_val = self._validate_X(X_val), np.asarray(y_val).reshape(-1)
+            if y_val.shape[0] != X_val.shape[0]:
+                raise ValueError(f"y_val has {y_val.shape[0]} values but X_val has "
+                                 f"{X_val.shape[0]} rows.")
+            return X, T, sw, X_val, self._val_targets(y_val)
         idx = np.arange(X.shape[0])
         try:
             tr, va = train_test_split(idx, test_size=self.validation_fraction,
@@ -104,7 +134,15 @@ class _PruningMixin:
                       "keeping the last accepted model.", FitInterruptedWarning, stacklevel=4)
 
 
+@fill_doc
 class PrunedLSSVR(_PruningMixin, SingleTargetRegressorMixin, BaseLSSVM):
+    __doc__ = """LS-SVM regression made sparse by batch pruning (Suykens et al. 2000).
+
+    Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`), exact fit.
+""" + _PRUNE_PARAMS + """    {random_state}
+    {verbose}
+""" + ATTRIBUTES + _PATH_AND_NOTES
+
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  prune_fraction=0.05, prune_tol=0.05, validation_fraction=0.2, min_support=2,
                  memory_budget=None, random_state=None, verbose=0):
@@ -121,11 +159,8 @@ class PrunedLSSVR(_PruningMixin, SingleTargetRegressorMixin, BaseLSSVM):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _val_targets(self, y_val, n):
-        y_val = np.asarray(y_val, dtype=np.float64).reshape(-1)
-        if y_val.shape[0] != n:
-            raise ValueError(f"y_val has {y_val.shape[0]} values but X_val has {n} rows.")
-        return y_val[:, None]
+    def _val_targets(self, y_val):
+        return y_val.astype(np.float64)[:, None]
 
     def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
         """Fit, then prune by the smallest |alpha| while the validation error holds.
@@ -147,7 +182,18 @@ class PrunedLSSVR(_PruningMixin, SingleTargetRegressorMixin, BaseLSSVM):
         return as_single_target(self)
 
 
+@fill_doc
 class PrunedLSSVC(_PruningMixin, OneVsRestClassifierMixin, BaseLSSVM):
+    __doc__ = """LS-SVM classifier made sparse by batch pruning (Suykens et al. 2000).
+
+    Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`), exact fit.
+""" + _PRUNE_PARAMS + """    {class_weight}
+    {random_state}
+    {verbose}
+""" + ATTRIBUTES + """    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+""" + _PATH_AND_NOTES
+
     _parameter_constraints = {**_PruningMixin._parameter_constraints,
                               **constraints("class_weight")}
 
@@ -168,10 +214,7 @@ class PrunedLSSVC(_PruningMixin, OneVsRestClassifierMixin, BaseLSSVM):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _val_targets(self, y_val, n):
-        y_val = np.asarray(y_val).reshape(-1)
-        if y_val.shape[0] != n:
-            raise ValueError(f"y_val has {y_val.shape[0]} values but X_val has {n} rows.")
+    def _val_targets(self, y_val):
         return self._targets(self._encode(y_val))
 
     def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
@@ -194,41 +237,3 @@ class PrunedLSSVC(_PruningMixin, OneVsRestClassifierMixin, BaseLSSVM):
         self._prune(*self._split(X, T, sw, X_val, y_val, y_enc))
         return self
 
-
-_PRUNE_PARAMS = """
-    prune_fraction : float in (0, 1), default=0.05
-        Fraction of the current support vectors removed per round (smallest |alpha|;
-        largest |alpha| over the one-vs-rest problems for multiclass).
-    prune_tol : float, default=0.05
-        Stop when the validation mean squared error exceeds (1 + prune_tol) times the
-        unpruned model's; the last model within the tolerance is kept.
-    validation_fraction : float in (0, 1), default=0.2
-        Share of the training data held out when no X_val is passed to fit.
-    min_support : int, default=2
-        Never prune below this many support vectors."""
-
-_PATH = """
-    pruning_path_ : dict
-        ``'n_support'`` and ``'validation_mse'`` arrays, one entry per refit (the last
-        entry is the first model past the tolerance, unless pruning hit min_support)."""
-
-_NOTES = """
-    Notes
-    -----
-    Each round refits the exact LS-SVM (O(n^3)); pruning 5 % per round takes about
-    log(n_final / n) / log(0.95) rounds. The training rows held out for validation are not
-    support vectors. Zero-weight rows are dropped before the first round.
-"""
-
-_COMMON = ["kernel", "C"]
-PrunedLSSVR.__doc__ = doc(
-    "LS-SVM regression made sparse by batch pruning (Suykens et al. 2000).",
-    _COMMON, extra_params=_PRUNE_PARAMS + PARAMS["memory_budget"] + PARAMS["random_state"]
-    + PARAMS["verbose"], attrs=ATTRIBUTES, extra_attrs=_PATH, notes=_NOTES,
-)
-PrunedLSSVC.__doc__ = doc(
-    "LS-SVM classifier made sparse by batch pruning (Suykens et al. 2000).",
-    _COMMON, classifier=True, extra_params=_PRUNE_PARAMS + PARAMS["memory_budget"]
-    + PARAMS["class_weight"] + PARAMS["random_state"] + PARAMS["verbose"],
-    attrs=ATTRIBUTES, extra_attrs=_PATH, notes=_NOTES,
-)

@@ -44,10 +44,9 @@ class UniformDesignSearchCV(GridSearchCV):
     (log2 C, log2 gamma). Stage 2 centres a box of half the width on the best stage-1 point
     and evaluates a 9-point (or 5-point) design there, without its centre run (already
     evaluated). The best of all 21 (or 13) points wins; ties go to the first point
-    evaluated. Everything else is scikit-learn's ``GridSearchCV``: ``cv``, ``scoring``,
-    ``refit``, ``n_jobs``, ``cv_results_`` and ``best_*``. (It subclasses the public
-    ``GridSearchCV`` and replaces only its documented search hook ``_run_search``; there is
-    no ``param_grid``.)
+    evaluated. Everything else (``cv``, ``scoring``, ``refit``, ``n_jobs``, ``cv_results_``,
+    ``best_*``) is the public ``GridSearchCV``, of which only the documented search hook
+    ``_run_search`` is replaced; there is no ``param_grid``.
 
     Parameters
     ----------

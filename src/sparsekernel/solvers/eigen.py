@@ -7,21 +7,18 @@ whiten a covariance (Cholesky with a ridge, or a pseudo-inverse square root when
 pivots say the matrix is numerically singular) and take an eigen- or singular value
 decomposition of a small matrix. Pure NumPy/SciPy: no kernels, no scikit-learn.
 
-Two relative tolerances, kept apart on purpose:
-
-- ``rcond`` of :func:`inverse_sqrt` is the package's one eigenvalue floor
-  (:func:`sparsekernel.utils.eigenvalue_floor`, ``10 * eps``): for a matrix whose entries
-  are computed directly, such as K(Z, Z), eigenvalues above it are resolved.
-- :data:`RANK_RTOL` (1e-10) decides the rank of *covariances of features* (which
-  eigenvalues, Cholesky pivots and squared singular values count as zero). Covariance
-  eigenvalues are squared feature scales, so features with relative rounding errors u give a
-  singular covariance (m basis points spanning fewer directions: a linear kernel with
-  m > d, duplicate points) spurious eigenvalues of relative size about u^2: 1.4e-14 for the
-  float32 kernel blocks of float32 input, above the ``10 * eps`` floor, and more from
-  summing n rows. Whitening such a direction amplifies noise: with the floor as rank
-  tolerance, linear KSIR on float32 input (12 basis points in 5-d) returned directions with
-  weights of 3e5 and training scores of standard deviation 1.5 instead of 1, and KCCA
-  weights grew 6000-fold; with 1e-10 both equal their float64 results.
+The rank of these *covariances of features* (which eigenvalues, Cholesky pivots and squared
+singular values count as zero) is decided by :data:`RANK_RTOL` (1e-10), on purpose not by the
+package's eigenvalue floor (:func:`sparsekernel.utils.eigenvalue_floor`, ``10 * eps``, for
+matrices computed directly such as K(Z, Z)). Covariance eigenvalues are squared feature
+scales, so features with relative rounding errors u give a singular covariance (m basis
+points spanning fewer directions: a linear kernel with m > d, duplicate points) spurious
+eigenvalues of relative size about u^2: 1.4e-14 for the float32 kernel blocks of float32
+input, above the ``10 * eps`` floor, and more from summing n rows. Whitening such a direction
+amplifies noise: with the floor as rank tolerance, linear KSIR on float32 input (12 basis
+points in 5-d) returned directions with weights of 3e5 and training scores of standard
+deviation 1.5 instead of 1, and KCCA weights grew 6000-fold; with 1e-10 both equal their
+float64 results.
 """
 
 from __future__ import annotations
@@ -32,8 +29,6 @@ import numpy as np
 import scipy.linalg as la
 from scipy.linalg.blas import dsyrk as _syrk
 
-from ..utils._numerics import eigenvalue_floor
-
 __all__ = [
     "RANK_RTOL",
     "EigenResult",
@@ -41,7 +36,6 @@ __all__ = [
     "Moments",
     "canonical_correlations",
     "generalized_low_rank_eigen",
-    "inverse_sqrt",
     "relative_ridge",
     "symmetric_eigen",
     "whitening",
@@ -172,14 +166,13 @@ def _check_k(n_components, available, what):
     return int(n_components)
 
 
-def _fix_signs(V):
-    """Make the largest-magnitude entry of each column positive (deterministic output)."""
+def _signs(V):
+    """Column signs making each column's largest-magnitude entry positive (deterministic)."""
     if V.size == 0:
-        return V
-    idx = np.argmax(np.abs(V), axis=0)
-    signs = np.sign(V[idx, np.arange(V.shape[1])])
+        return np.ones(V.shape[1])
+    signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])])
     signs[signs == 0] = 1.0
-    return V * signs
+    return signs
 
 
 def symmetric_eigen(C, n_components=None, rtol=RANK_RTOL):
@@ -198,7 +191,8 @@ def symmetric_eigen(C, n_components=None, rtol=RANK_RTOL):
     vals = np.where(vals > rtol * top, vals, 0.0)
     rank = int(np.count_nonzero(vals))
     k = _check_k(n_components, rank if n_components is None else C.shape[0], "features")
-    return EigenResult(vals[:k], _fix_signs(vecs[:, :k]), rank=rank,
+    vecs = vecs[:, :k]
+    return EigenResult(vals[:k], vecs * _signs(vecs), rank=rank,
                        message=f"eigh of a {C.shape[0]}x{C.shape[0]} matrix, rank {rank}")
 
 
@@ -212,8 +206,9 @@ def whitening(C, ridge=0.0, rtol=RANK_RTOL):
     """A matrix T with ``T^T (C + ridge I) T = I_r`` on the numerical range of C + ridge I.
 
     Cholesky first (T = L^{-T}, r = p); if it fails or a pivot falls below ``rtol`` times the
-    largest diagonal entry (numerically singular), an eigendecomposition with eigenvalues
-    below ``rtol * max`` dropped (T = Q_r D_r^{-1/2}, a pseudo-inverse square root).
+    largest diagonal entry (numerically singular), an eigendecomposition ``Q D Q^T`` with
+    eigenvalues at or below ``rtol * max`` dropped: T = Q_r D_r^{-1/2}, a pseudo-inverse
+    square root (``T T^T`` is the pseudo-inverse of C + ridge I on its numerical range).
 
     Returns
     -------
@@ -232,22 +227,12 @@ def whitening(C, ridge=0.0, rtol=RANK_RTOL):
             return T, "cholesky"
     except la.LinAlgError:
         pass
-    T = inverse_sqrt(A, rtol)
-    return T, f"eigen ({T.shape[1]} of {A.shape[0]} kept)"
-
-
-def inverse_sqrt(A, rcond="auto"):
-    """``T = Q_r D_r^{-1/2}`` from ``A = Q D Q^T``, dropping eigenvalues ``<= rcond * max``.
-
-    ``T T^T`` is the pseudo-inverse of A on its numerical range. ``rcond='auto'`` is the one
-    eigenvalue floor (``10 * eps`` of float64); :func:`whitening` passes its rank tolerance
-    instead, as its A is an accumulated covariance.
-    """
     vals, vecs = la.eigh(A)
-    keep = vals > eigenvalue_floor(np.float64, rcond) * max(vals[-1] if vals.size else 0.0, 0.0)
+    keep = vals > rtol * max(vals[-1], 0.0)
     if not keep.any():
         raise ValueError("The matrix is zero (or negative) on every eigen-direction.")
-    return vecs[:, keep] / np.sqrt(vals[keep])
+    T = vecs[:, keep] / np.sqrt(vals[keep])
+    return T, f"eigen ({T.shape[1]} of {A.shape[0]} kept)"
 
 
 def generalized_low_rank_eigen(W, C, ridge=0.0, n_components=None, rtol=RANK_RTOL):
@@ -271,7 +256,8 @@ def generalized_low_rank_eigen(W, C, ridge=0.0, n_components=None, rtol=RANK_RTO
     top = lam[0] if lam.size else 0.0
     rank = int(np.count_nonzero(lam > rtol * max(top, np.finfo(float).tiny)))
     k = _check_k(n_components, rank, "non-zero between-slice directions")
-    beta = _fix_signs(T @ A[:, :k])
+    beta = T @ A[:, :k]
+    beta *= _signs(beta)
     return EigenResult(lam[:k], beta, rank=rank,
                        message=f"whitening by {how}, SVD of a {W.shape[0]}x{W.shape[1]} matrix")
 
@@ -296,10 +282,7 @@ def canonical_correlations(S11, S22, S12, ridge_x=0.0, ridge_y=0.0, n_components
     rank = rho.size
     k = _check_k(n_components, rank, "canonical pairs (min of the two views' ranks)")
     a, b = T1 @ U[:, :k], T2 @ Vt[:k].T
-    # Same sign flip on both views keeps every pair positively correlated.
-    idx = np.argmax(np.abs(a), axis=0)
-    signs = np.sign(a[idx, np.arange(k)])
-    signs[signs == 0] = 1.0
+    signs = _signs(a)  # the same flip on both views keeps every pair positively correlated
     return EigenResult(np.clip(rho[:k], 0.0, None), a * signs, b * signs, rank=rank,
                        message=f"whitening by {how1} / {how2}, SVD of "
                                f"{T1.shape[1]}x{T2.shape[1]}")

@@ -1,10 +1,8 @@
 """Linear systems of the least-squares SVM (LS-SVM) family.
 
-Objective (Suykens & Vandewalle 1999; the LS-SVM family states it once here)::
-
-    min_{w, b}  1/2 ||w||^2 + C/2 * sum_i s_i * (y_i - f(x_i))^2,   f(x) = w^T phi(x) + b
-
-with sample weights ``s_i`` and an unpenalized bias ``b``. Three ways to solve it:
+The objective, ``1/2 ||w||^2 + C/2 * sum_i s_i * (y_i - f(x_i))^2`` with sample weights
+``s_i`` and an unpenalized bias (Suykens & Vandewalle 1999), is the LS-SVM family's, stated
+in :mod:`sparsekernel.lssvm._base`. Three ways to solve it:
 
 - :func:`lssvm_dual`: the exact (n+1) bordered system on a kernel matrix ``K``::
 
@@ -28,8 +26,7 @@ with sample weights ``s_i`` and an unpenalized bias ``b``. Three ways to solve i
 Targets may be one column (``y`` of shape (n,)) or several sharing one system (``Y`` of shape
 (n, k), e.g. one-vs-rest classes); ``coef`` and ``intercept`` of the result then have shapes
 (m, k) and (k,). Every factorization goes through
-:func:`~sparsekernel.solvers._spd.spd_cholesky`, the package's one jitter policy. Solvers
-import neither kernels nor scikit-learn.
+:func:`~sparsekernel.solvers._spd.spd_cholesky`, the package's one jitter policy.
 """
 
 from __future__ import annotations
@@ -51,6 +48,7 @@ __all__ = [
     "lssvm_normal_equations",
     "lssvm_primal",
 ]
+
 
 def _check_weights(sample_weight, n):
     if sample_weight is None:

@@ -1,6 +1,6 @@
 """Newton-Armijo for the smooth SVM family on explicit features.
 
-Objective (one scaling for the whole SVM family; ``C`` means the same in every estimator)::
+Objective (the SVM family's, :mod:`sparsekernel.svm._base`; ``C`` means the same everywhere)::
 
     Phi(w, b) = 1/2 ||w||^2 + 1/2 b^2 + C/2 * sum_i s_i * l(f_i, y_i),   f = F w + b
 

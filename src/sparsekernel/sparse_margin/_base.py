@@ -1,4 +1,4 @@
-"""The sparse-margin family: classifiers on m expansion vectors Z (Wu, Schoelkopf & Bakir 2006).
+"""The sparse-margin family's objective (Wu, Schoelkopf & Bakir 2006) and its shared steps.
 
 Every estimator here predicts ``f(x) = sum_j beta_j K(z_j, x) + b`` with the RBF kernel and
 gets its coefficients, per binary (one-vs-rest) problem, from the exact SVM on Z (eq. 45)::
@@ -8,10 +8,8 @@ gets its coefficients, per binary (one-vs-rest) problem, from the exact SVM on Z
 
 with ``s_i`` = sample_weight times the class weight and ``loss`` the hinge or squared hinge:
 the SVM family's objective and scaling (``C = 2 * C_libsvm`` for the hinge loss; the bias is
-penalized as in the whole package). The estimators differ in how Z is chosen: learned by the
-SVM objective itself (:class:`SparseMarginClassifier`, selector :class:`SparseMarginBasis`),
-by Fisher's criterion (:class:`SparseFisherDiscriminant`, :class:`FisherBasis`), or by the
-reduced-set compression of a fitted SVM (:class:`ReducedSetSVC`).
+penalized as in the whole package). The estimators differ only in how Z is chosen (see
+:mod:`sparsekernel.sparse_margin`).
 """
 
 from __future__ import annotations

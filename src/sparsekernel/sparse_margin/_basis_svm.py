@@ -1,12 +1,11 @@
 """The SVM on a fixed set of expansion vectors Z (Wu, Schoelkopf & Bakir 2006, eqs. 28-46).
 
-For fixed Z the SVM restricted to ``w = sum_j beta_j phi(z_j)`` is a *linear* SVM on the
-whitened empirical kernel map ``phi_z(x) = L^-1 psi_z(x)``, ``K_z + jitter I = L L^T``
-(Cholesky), ``psi_z(x) = [K(z_1, x) .. K(z_m, x)]``: ``<phi_z(x), phi_z(x')>`` is the kernel of
-the projection onto span{phi(z_j)} (eq. 40). It is solved exactly by dual coordinate descent
+For fixed Z the family objective (:mod:`sparsekernel.sparse_margin._base`) is a *linear* SVM
+on the whitened map phi_z (K_z gets a jitter; its kernel is that of the projection onto
+span{phi(z_j)}, eq. 40), solved exactly by dual coordinate descent
 (:func:`sparsekernel.solvers.dual_cd`), warm-started from the previous dual vector. With
-``v`` the linear weights and ``c = alpha * y``, the expansion coefficients are (eq. 45)
-``beta = K_z^-1 Psi c = L^-T v`` and the optimal value W(Z) has the gradient (eq. 46)
+``c = alpha * y``, ``beta = K_z^-1 Psi c = L^-T v`` (eq. 45) and the optimal value W(Z) has
+the gradient (eq. 46)
 ``dW/dz_u = -beta_u sum_i c_i dK(z_u, x_i)/dz_u + beta_u sum_j beta_j dK(z_u, z_j)/dz_u``.
 """
 

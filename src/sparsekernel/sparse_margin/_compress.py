@@ -8,6 +8,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
+from .._docs import fill_doc
 from ..base import BASIS_CONSTRAINTS
 from ..basis import resolve_n_basis
 from ..kernels import Kernel
@@ -19,6 +20,7 @@ from ._reduced_set import kernel_expansion, reduced_set_rbf
 __all__ = ["ReducedSetSVC", "compress_svc"]
 
 
+@fill_doc
 class ReducedSetSVC(ExpansionClassifier):
     """A fitted RBF kernel SVM compressed to ``n_basis`` expansion vectors (RS or MRS).
 
@@ -27,10 +29,9 @@ class ReducedSetSVC(ExpansionClassifier):
     fewer vectors z_j (not training points) found greedily by the fixed-point iteration
     (:func:`reduced_set_rbf`), and coefficients minimizing ``||w - sum_j beta_j phi(z_j)||``
     (eq. 47); the SVM's bias is kept. The modified RS method (MRS, the default) keeps the same
-    vectors but re-computes coefficients and bias by solving the family's SVM on them exactly
-    (eq. 45; module docstring of :mod:`sparsekernel.sparse_margin`: ``C = 2 * C_libsvm``,
-    bias penalized) on the training data. The result predicts
-    ``f(x) = sum_j coef_j K(z_j, x) + b`` in O(m d).
+    vectors but re-computes coefficients and bias by solving the family objective
+    (:mod:`sparsekernel.sparse_margin._base`, eq. 45) on them exactly, on the training data.
+    Either way prediction costs O(m d).
 
     Parameters
     ----------
@@ -38,11 +39,9 @@ class ReducedSetSVC(ExpansionClassifier):
         The model to compress: a fitted binary scikit-learn ``SVC`` (rbf kernel) or a fitted
         binary sparsekernel RBF model, used as is; an unfitted one is first fitted on (X, y)
         (one clone per class, one-vs-rest, for multiclass y); None means ``SVC()``.
-    n_basis : int, float or 'auto', default=0.05
-        Number m of expansion vectors of the compressed model: an int, a fraction of the n
-        training rows in (0, 1], or 'auto' = min(n, 1000). One-vs-rest models get m // k
-        each (at least one); a model with fewer support vectors than that keeps at most as
-        many vectors as it has support vectors.
+    {n_basis}
+        One-vs-rest models get m // k each (at least one), and a model keeps at most as many
+        vectors as it has support vectors.
     method : {'mrs', 'rs'}, default='mrs'
         Coefficients by the exact SVM on Z (eq. 45, needs the training data in ``fit``) or by
         the feature-space least squares fit of RS (eq. 47).
@@ -56,12 +55,9 @@ class ReducedSetSVC(ExpansionClassifier):
     tol : float, default=1e-6
         Fixed-point stopping tolerance (relative step); the MRS step is solved to a relative
         duality gap of ``tol``.
-    memory_budget : int, str or None, default=None
-        Bytes for one block of kernel evaluations.
-    random_state : int, RandomState or None, default=None
-        Seed of the coordinate-descent order of the MRS step.
-    verbose : int, default=0
-        2 prints a line per expansion vector found and one per MRS solve.
+    {memory_budget}
+    {random_state}
+    {verbose}
 
     Attributes
     ----------
@@ -203,8 +199,6 @@ def compress_svc(svc, X, y, n_basis=0.05, method="mrs", **params):
     X, y : the model's training data (MRS re-fits the coefficients on them; ``gamma='scale'``
         is resolved on X)
     n_basis : int, float or 'auto', default=0.05
-        Number of expansion vectors, or a fraction of the training rows (at most the number
-        of support vectors are kept).
     method : {'mrs', 'rs'}, default='mrs'
     **params : further :class:`ReducedSetSVC` parameters (C, loss, max_iter, tol, ...)
 

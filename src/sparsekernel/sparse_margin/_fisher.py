@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import cho_solve
 
+from .._docs import fill_doc
 from ..solvers._spd import spd_cholesky
 from ..utils import Interval, check_sample_weight
 from ._base import SPARSE_MARGIN_CONSTRAINTS
@@ -111,42 +112,40 @@ class FisherBasis(LearnedBasis):
         return FisherBasisObjective(kernel, X, Y, sample_weight, self.ridge)
 
 
+@fill_doc
 class SparseFisherDiscriminant(LearnedBasisClassifier):
     """Sparse kernel Fisher discriminant (SKFD): Fisher's criterion on m learned vectors.
 
     The expansion vectors Z maximize the kernel Fisher discriminant's Rayleigh quotient (see
     :class:`FisherBasis`, which is this search as a selector for any estimator), started
     from ``basis``. As the paper says, the eigenvector gives no bias, so the final
-    coefficients and bias come from the exact SVM on the learned Z (eq. 45): the family's
-    objective (module docstring of :mod:`sparsekernel.sparse_margin`, ``C = 2 * C_libsvm``
-    for the hinge loss). Multiclass problems are one-vs-rest on one shared Z minimizing the
-    summed criterion.
+    coefficients and bias come from the exact SVM on the learned Z (eq. 45), the family
+    objective of :mod:`sparsekernel.sparse_margin._base`. Multiclass problems are
+    one-vs-rest on one shared Z minimizing the summed criterion.
 
     Parameters
     ----------
     kernel : {'rbf', 'gaussian'}, default='rbf'
-    gamma : 'scale', 'auto' or float, default='scale'
-    C : float, default=1.0
-        Loss weight of the final SVM step (SVM-family scaling).
+        The Gaussian kernel (the gradient is RBF-specific).
+    {gamma}
+    {C}
+        Here it weights the final SVM step.
     ridge : float, default=1e-3
         Ridge mu on the within-class scatter (``B + mu I`` in feature space).
-    n_basis : int, float or 'auto', default=10
-        Number of expansion vectors: an int, a fraction of the training rows in (0, 1], or
-        'auto' = min(n, 1000). Ignored when ``basis`` is an array.
-    basis : str, array-like or BasisSelector, default='kmeans'
-        Initial Z (the paper initializes SKFD with k-means); a selector is handed this
-        estimator's kernel; duplicates are removed.
+    {n_basis}
+    {basis}
+        Here it is the initial Z (the paper initializes SKFD with k-means); duplicates are
+        removed.
     loss : {'hinge', 'squared_hinge'}, default='hinge'
         Loss of the final SVM step.
     tol : float, default=1e-4
         Relative decrease of W below which L-BFGS stops (the SVM step: gap ``tol / 10``).
     max_iter : int, default=100
         L-BFGS iterations over Z (0 keeps the initial Z).
-    memory_budget : int, str or None, default=None
-    class_weight : dict, 'balanced' or None, default=None
-    random_state : int, RandomState or None, default=None
-    verbose : int, default=0
-        2 prints a line per L-BFGS iteration, one for the search and one per SVM solve.
+    {memory_budget}
+    {class_weight}
+    {random_state}
+    {verbose}
 
     Attributes
     ----------

@@ -1,11 +1,4 @@
-"""Learned expansion vectors: a basis selector that moves Z by L-BFGS, and its classifiers.
-
-A :class:`LearnedBasis` starts from the basis chosen by its ``init`` selector with the kernel
-it is given, and minimises an objective W(Z) over Z (:func:`sparsekernel.solvers.basis_lbfgs`),
-so a learned basis works in any estimator that takes ``basis=``. The family's classifiers
-(:class:`LearnedBasisClassifier`) run the same two steps with their sample weights, then
-solve the SVM coefficients on the learned Z.
-"""
+"""Learned expansion vectors: a basis selector that moves Z by L-BFGS, and its classifiers."""
 
 from __future__ import annotations
 

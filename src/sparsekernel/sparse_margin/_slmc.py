@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._docs import fill_doc
 from ._base import LOSSES, SPARSE_MARGIN_CONSTRAINTS
 from ._basis_svm import BasisSVM
 from ._learned import LEARNED_BASIS_CONSTRAINTS, LearnedBasis, LearnedBasisClassifier
@@ -9,20 +10,20 @@ from ._learned import LEARNED_BASIS_CONSTRAINTS, LearnedBasis, LearnedBasisClass
 __all__ = ["SparseMarginBasis", "SparseMarginClassifier"]
 
 
+@fill_doc
 class SparseMarginBasis(LearnedBasis):
     """Expansion vectors Z that minimise the SVM's marginal function W(Z) (SLMC).
 
-    W(Z) is the optimal SVM objective on the span of phi(z_1..z_m) (the family objective in
-    :mod:`sparsekernel.sparse_margin`), summed over the one-vs-rest problems; each evaluation
-    solves the linear SVM on the whitened map phi_z exactly by dual coordinate descent,
-    warm-started, and the gradient (eq. 46) follows from the envelope theorem. Use it as
-    ``basis=`` of any classifier, e.g. ``ReducedSVC(basis=SparseMarginBasis(C=20))``; the
-    kernel must be 'rbf' with a scalar gamma (the selector is handed the estimator's kernel).
+    W(Z) is the optimal value of the family objective (:mod:`sparsekernel.sparse_margin._base`)
+    on the span of phi(z_1..z_m), summed over the one-vs-rest problems; each evaluation solves
+    the linear SVM on the whitened map phi_z exactly by dual coordinate descent, warm-started,
+    and the gradient (eq. 46) follows from the envelope theorem. Use it as ``basis=`` of any
+    classifier, e.g. ``ReducedSVC(basis=SparseMarginBasis(C=20))``; the kernel must be 'rbf'
+    with a scalar gamma (the selector is handed the estimator's kernel).
 
     Parameters
     ----------
-    C : float, default=1.0
-        Loss weight of the SVM defining W (SVM-family scaling, ``C = 2 * C_libsvm``).
+    {C}
     loss : {'hinge', 'squared_hinge'}, default='hinge'
     init : str, array-like or BasisSelector, default='random'
         The starting Z (chosen with the same kernel); duplicates are removed.
@@ -52,37 +53,30 @@ class SparseMarginBasis(LearnedBasis):
                         tol=self.tol / 10, random_state=seed)
 
 
+@fill_doc
 class SparseMarginClassifier(LearnedBasisClassifier):
     """Sparse large margin classifier (SLMC): an SVM on ``n_basis`` learned expansion vectors.
 
-    Wu, Schoelkopf & Bakir (JMLR 2006) add the constraint ``w = sum_j beta_j phi(z_j)`` to the
-    SVM and move the expansion vectors Z (which need not be training points) to minimize the
-    marginal function W(Z): the optimal value of the family's SVM objective (module docstring
-    of :mod:`sparsekernel.sparse_margin`; ``C = 2 * C_libsvm`` for the hinge loss, bias
-    penalized) on the span of phi(z_1..z_m). Z starts from ``basis`` and is moved by L-BFGS
-    with :class:`SparseMarginBasis`, which is this search as a selector for any estimator;
-    the coefficients are then the exact SVM on Z, ``beta = K_z^-1 Psi (alpha * y)`` (eq. 45):
-    O(m d) per prediction. Multiclass problems are one-vs-rest on one shared Z that minimizes
-    the sum of the binary objectives.
+    Wu, Schoelkopf & Bakir (JMLR 2006) constrain the SVM to ``w = sum_j beta_j phi(z_j)`` and
+    move the expansion vectors Z (not necessarily training points) to minimize W(Z), the
+    optimal value of the family objective (:mod:`sparsekernel.sparse_margin._base`) on their
+    span: L-BFGS from ``basis``, by :class:`SparseMarginBasis` (this search as a selector for
+    any estimator). The coefficients are then the exact SVM on Z (eq. 45): O(m d) per
+    prediction. Multiclass problems are one-vs-rest on one shared Z that minimizes the sum of
+    the binary objectives.
 
     Parameters
     ----------
     kernel : {'rbf', 'gaussian'}, default='rbf'
         The Gaussian kernel ``exp(-gamma ||x - x'||^2)`` (the gradient is RBF-specific).
-    gamma : 'scale', 'auto' or float, default='scale'
-        Kernel width, as in scikit-learn's SVC.
-    C : float, default=1.0
-        Loss weight in the SVM family's scaling (objective above).
-    n_basis : int, float or 'auto', default=10
-        Number m of expansion vectors: an int in [1, n], a fraction of the n training rows in
-        (0, 1], or 'auto' = min(n, 1000) (costly: every step solves an SVM on m features). The
-        paper uses 5-10 % of the support vectors of the full SVM. Ignored when ``basis`` is an
-        array.
-    basis : str, array-like or BasisSelector, default='random'
-        Initial Z: random training rows (the paper's Table 1), 'kmeans' centroids (its Table
-        2), any registered selector name, an explicit (m, d) array or a selector (handed this
-        estimator's kernel). Duplicated rows are removed, so ``basis_`` may have fewer than
-        ``n_basis`` rows.
+    {gamma}
+    {C}
+    {n_basis}
+        Every L-BFGS step solves an SVM on m features; the paper uses 5-10 % of the support
+        vectors of the full SVM.
+    {basis}
+        Here it is the initial Z ('random' is the paper's Table 1, 'kmeans' its Table 2).
+        Duplicated rows are removed, so ``basis_`` may have fewer than ``n_basis`` rows.
     loss : {'hinge', 'squared_hinge'}, default='hinge'
         The paper's L1-loss SVM, or the L2-loss SVM (strictly convex dual: smoother W).
     tol : float, default=1e-4
@@ -91,15 +85,10 @@ class SparseMarginClassifier(LearnedBasisClassifier):
     max_iter : int, default=100
         L-BFGS iterations over Z (the paper reports 20-200). 0 keeps the initial Z, which
         with ``basis='random'`` is the paper's modified RSVM (MRSVM).
-    memory_budget : int, str or None, default=None
-        Bytes for one block of kernel evaluations at prediction (None: 1 GiB).
-    class_weight : dict, 'balanced' or None, default=None
-        Multiplies the weights of each class's samples.
-    random_state : int, RandomState or None, default=None
-        Seed of the initial basis and of the coordinate-descent order.
-    verbose : int, default=0
-        0 silent; 2 a line per L-BFGS iteration, one for the search and one per final SVM
-        solve (per one-vs-rest problem; 1 shows a bar over them).
+    {memory_budget}
+    {class_weight}
+    {random_state}
+    {verbose}
 
     Attributes
     ----------

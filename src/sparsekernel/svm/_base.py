@@ -15,12 +15,12 @@ epsilon-insensitive loss, solved by generalized Newton (the SSVM toolbox's defau
 and b are penalized, as in the SSVM papers, which makes the Newton system positive
 definite. For the squared hinge, ``C = 2 * C_liblinear`` on the same features.
 
-Basis. The solver sees the explicit features F = K(X, Z). ``n_basis`` and ``basis`` choose
-m << n basis points Z (the reduced SVM, RSVM: O(n m) memory and O(n m^2) per Newton step);
-``n_basis=None`` takes every training row (Z = X: the full-kernel SSVM / epsilon-SSVR, an
-(n+1) x (n+1) Newton system, refused past ``memory_budget``), and with ``kernel='linear'``
-works in the primal on X itself (m = n_features, for any n). SmoothSVC/SmoothSVR are
-ReducedSVC/ReducedSVR whose default is ``n_basis=None``.
+Basis. The solver sees the explicit features F = K(X, Z) on m << n basis points (the
+reduced SVM, RSVM: O(n m) memory and O(n m^2) per Newton step), stored when they fit
+``memory_budget`` and else recomputed block by block at every pass. ``n_basis=None`` takes
+every training row (Z = X: the full-kernel SSVM / epsilon-SSVR, an (n+1) x (n+1) Newton
+system, refused past ``memory_budget``), and with ``kernel='linear'`` works in the primal on
+X itself (m = n_features, for any n).
 """
 
 from __future__ import annotations

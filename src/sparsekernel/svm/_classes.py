@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from .._docs import fill_doc
 from ..base import OneVsRestClassifierMixin, SingleTargetRegressorMixin
 from ..solvers import SquaredSmoothEpsilonInsensitive, SquaredSmoothHinge
 from ..utils import constraints
 from ._base import SVM_CONSTRAINTS, BaseSmoothSVM
-from ._docs import EPS, HINGE, svm_doc
 
 __all__ = ["ReducedSVC", "ReducedSVR", "SmoothSVC", "SmoothSVR"]
 
@@ -28,6 +28,70 @@ _FIT_DOC = """Fit the model.
 
 
 class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
+    """Reduced support vector classifier (RSVM, Lee & Mangasarian 2001).
+
+    The SSVM on the reduced kernel K(X, Z) with m = ``n_basis`` << n basis points (the
+    review advises 1-10 % of n): O(n m) memory and O(n m^2) time per Newton step instead of
+    O(n^2) and O(n^3). Objective: the SVM family's (:mod:`sparsekernel.svm._base`) with the
+    squared smooth hinge; multiclass problems are solved one-vs-rest on one shared K(X, Z).
+    ``n_basis=None`` is the full-kernel SSVM (:class:`SmoothSVC`).
+
+    Parameters
+    ----------
+    {kernel}
+    {gamma}
+    {degree}
+    {coef0}
+    {C}
+    {n_basis}
+    {basis}
+    smoothing : float, default=inf
+        Smoothing parameter alpha of the smooth plus function p(x) = x + log(1 +
+        exp(-alpha x)) / alpha. ``inf`` (default, as the authors' toolbox) uses the exact
+        squared loss and a generalized Newton method whose Hessian only involves rows with
+        non-zero loss; the papers' smooth setting is 5.
+    {memory_budget}
+    tol : float, default=1e-6
+        Stop when ||grad||_inf <= tol * max(1, ||grad at 0||_inf).
+    {max_iter}
+    {class_weight}
+    {random_state}
+    {verbose}
+
+    Attributes
+    ----------
+    basis_ : ndarray or CSR matrix of shape (m, n_features), or None
+        The basis points Z (None for ``n_basis=None`` with the linear kernel, which works
+        in the primal on X itself).
+    basis_indices_ : ndarray of shape (m,) or None
+        Training rows used as basis points, when they are training rows.
+    coef_ : ndarray of shape (1, m) for two classes, (n_classes, m) for multiclass
+        Weights w on the m basis functions (one row per one-vs-rest problem).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Bias b.
+    gamma_ : float, ndarray of shape (m,) or None
+        Kernel width actually used (per-centre widths when the basis provides them).
+    n_iter_ : ndarray of shape (n_problems,)
+        Newton iterations per sub-problem.
+    objective_ : ndarray of shape (n_problems,)
+        Objective value reached per sub-problem.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    n_features_in_ : int
+        Number of features seen in fit.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sparsekernel import ReducedSVC
+    >>> X, y = make_moons(500, noise=0.1, random_state=0)
+    >>> clf = ReducedSVC(gamma=2.0, C=10.0, n_basis=30, random_state=0).fit(X, y)
+    >>> clf.coef_.shape
+    (1, 30)
+    >>> bool(clf.score(X, y) > 0.95)
+    True
+    """
+
     _parameter_constraints = {**SVM_CONSTRAINTS, **constraints("class_weight")}
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
@@ -60,6 +124,53 @@ class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
 
 
 class ReducedSVR(SingleTargetRegressorMixin, BaseSmoothSVM):
+    """Reduced smooth epsilon-insensitive support vector regression (reduced epsilon-SSVR).
+
+    epsilon-SSVR on the reduced kernel K(X, Z) with m = ``n_basis`` << n basis points.
+    Objective: the SVM family's (:mod:`sparsekernel.svm._base`) with the squared smooth
+    epsilon-insensitive loss. ``n_basis=None`` is the full-kernel epsilon-SSVR
+    (:class:`SmoothSVR`).
+
+    Parameters
+    ----------
+    {kernel}
+    {gamma}
+    {degree}
+    {coef0}
+    {C}
+    {epsilon}
+    {n_basis}
+    {basis}
+    smoothing : float, default=inf
+        Smoothing parameter alpha of the smooth plus function (as in :class:`ReducedSVC`;
+        ``inf`` is the exact squared epsilon-insensitive loss).
+    {memory_budget}
+    tol : float, default=1e-6
+        Stop when ||grad||_inf <= tol * max(1, ||grad at 0||_inf).
+    {max_iter}
+    {random_state}
+    {verbose}
+
+    Attributes
+    ----------
+    basis_ : ndarray or CSR matrix of shape (m, n_features), or None
+        The basis points Z (None for ``n_basis=None`` with the linear kernel).
+    basis_indices_ : ndarray of shape (m,) or None
+        Training rows used as basis points, when they are training rows.
+    coef_ : ndarray of shape (m,)
+        Weights w on the m basis functions.
+    intercept_ : float
+        Bias b.
+    gamma_ : float, ndarray of shape (m,) or None
+        Kernel width actually used (per-centre widths when the basis provides them).
+    n_iter_ : int
+        Newton iterations.
+    objective_ : ndarray of shape (1,)
+        Objective value reached.
+    n_features_in_ : int
+        Number of features seen in fit.
+    """
+
     _parameter_constraints = {**SVM_CONSTRAINTS, **constraints("epsilon")}
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, epsilon=0.1,
@@ -93,7 +204,24 @@ class ReducedSVR(SingleTargetRegressorMixin, BaseSmoothSVM):
         return SquaredSmoothEpsilonInsensitive(self.smoothing, self.epsilon)
 
 
+def _full_kernel_doc(summary, reduced):
+    """``summary``, then the Parameters and Attributes of ``reduced``'s unfilled docstring."""
+    doc = reduced.__doc__
+    if doc is None:  # python -OO
+        return None
+    return summary + doc[doc.index("\n    Parameters"):].split("\n    Examples")[0]
+
+
 class SmoothSVC(ReducedSVC):
+    __doc__ = _full_kernel_doc(
+        """Smooth support vector classifier (SSVM, Lee & Mangasarian 2001).
+
+    :class:`ReducedSVC` with ``n_basis=None`` by default: every training point is a basis
+    function (Z = X), so the Newton system is (n+1) x (n+1): for small n (``basis`` must
+    then stay 'random'). ``kernel='linear'`` solves the linear SSVM in the primal
+    (m = n_features) and scales to large n. Any other ``n_basis`` makes it the reduced SVM.
+""", ReducedSVC)
+
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  n_basis=None, basis="random", smoothing=float("inf"), memory_budget=None,
                  tol=1e-6, max_iter=100, class_weight=None, random_state=None, verbose=0):
@@ -105,6 +233,13 @@ class SmoothSVC(ReducedSVC):
 
 
 class SmoothSVR(ReducedSVR):
+    __doc__ = _full_kernel_doc(
+        """Smooth epsilon-insensitive SVR (epsilon-SSVR; Lee, Hsieh & Huang 2005).
+
+    :class:`ReducedSVR` with ``n_basis=None`` by default (Z = X, the full-kernel
+    epsilon-SSVR; ``basis`` must then stay 'random'); ``kernel='linear'`` works in the primal.
+""", ReducedSVR)
+
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, epsilon=0.1,
                  n_basis=None, basis="random", smoothing=float("inf"), memory_budget=None,
                  tol=1e-6, max_iter=100, random_state=None, verbose=0):
@@ -114,41 +249,7 @@ class SmoothSVR(ReducedSVR):
                          random_state=random_state, verbose=verbose)
 
 
-ReducedSVC.__doc__ = svm_doc(
-    "Reduced support vector classifier (RSVM, Lee & Mangasarian 2001).\n\n"
-    "    The SSVM on the reduced kernel K(X, Z) with m = ``n_basis`` << n basis points:\n"
-    "    O(n m) memory and O(n m^2) time per Newton step instead of O(n^2) and O(n^3).\n"
-    "    ``n_basis=None`` is the full-kernel SSVM (:class:`SmoothSVC`).",
-    HINGE, regression=False, n_basis_default="'auto'", examples="""
-    Examples
-    --------
-    >>> from sklearn.datasets import make_moons
-    >>> from sparsekernel import ReducedSVC
-    >>> X, y = make_moons(500, noise=0.1, random_state=0)
-    >>> clf = ReducedSVC(gamma=2.0, C=10.0, n_basis=30, random_state=0).fit(X, y)
-    >>> clf.coef_.shape
-    (1, 30)
-    >>> bool(clf.score(X, y) > 0.95)
-    True
-""")
-
-ReducedSVR.__doc__ = svm_doc(
-    "Reduced smooth epsilon-insensitive support vector regression (reduced epsilon-SSVR).\n\n"
-    "    epsilon-SSVR on the reduced kernel K(X, Z) with m = ``n_basis`` << n basis points;\n"
-    "    ``n_basis=None`` is the full-kernel epsilon-SSVR (:class:`SmoothSVR`).",
-    EPS, regression=True, n_basis_default="'auto'")
-
-SmoothSVC.__doc__ = svm_doc(
-    "Smooth support vector classifier (SSVM, Lee & Mangasarian 2001): the full-kernel SSVM.\n\n"
-    "    :class:`ReducedSVC` with ``n_basis=None`` by default: every training point is a\n"
-    "    basis function (Z = X), so the Newton system is (n+1) x (n+1): for small n.\n"
-    "    ``kernel='linear'`` solves the linear SSVM in the primal (m = n_features) and scales\n"
-    "    to large n. Any other ``n_basis`` makes it the reduced SVM.",
-    HINGE, regression=False, n_basis_default="None")
-
-SmoothSVR.__doc__ = svm_doc(
-    "Smooth epsilon-insensitive support vector regression (epsilon-SSVR, Lee, Hsieh &\n"
-    "    Huang 2005): the full-kernel epsilon-SSVR.\n\n"
-    "    :class:`ReducedSVR` with ``n_basis=None`` by default (Z = X); ``kernel='linear'``\n"
-    "    works in the primal.",
-    EPS, regression=True, n_basis_default="None")
+# Filled last, not by decoration: the Smooth* docstrings reuse the Reduced* placeholders,
+# which then take each class's own defaults (n_basis=None).
+for _cls in (ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR):
+    fill_doc(_cls)

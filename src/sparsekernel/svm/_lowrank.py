@@ -1,16 +1,11 @@
 """LowRankSVC: the low-rank linearized SVM (LLSVM; Zhang, Lan, Wang, Moerchen, AISTATS 2012).
 
-Objective per binary sub-problem (the SVM family's; ``C`` means the same everywhere)::
-
-    min_{beta, b}  1/2 ||beta||^2 + 1/2 b^2 + C/2 * sum_i s_i * loss_i,   f(x) = F(x) beta + b
-
-    F(x) = K(x, Z) M,   M = U Lambda^(-1/2),   K(Z, Z) = U Lambda U^T   (Nystrom features)
-
-or, with ``whitening='cholesky'`` (the default), M = L_r^(-T) from the pivoted Cholesky
-factorization of K(Z, Z), on the r <= k landmarks that are numerically independent (the
-others are in their span to within the eigenvalue floor and are dropped from ``basis_``): the
-same features up to a rotation, which the rotation-invariant penalty ||beta||^2 does not see,
-at half the cost of the map (features/_nystrom.py).
+It solves the SVM family's objective (:mod:`sparsekernel.svm._base`), with weights beta, on
+the Nystrom features F(x) = K(x, Z) M of k landmarks Z (:mod:`sparsekernel.features._nystrom`):
+M = U Lambda^(-1/2) with K(Z, Z) = U Lambda U^T (``whitening='eigh'``), or M = L_r^(-T) from
+the pivoted Cholesky factor of K(Z, Z) on the r <= k numerically independent landmarks
+(``'cholesky'``, the default; the others are dropped from ``basis_``): the same features up to
+a rotation, which the rotation-invariant penalty ||beta||^2 does not see, at half the cost.
 
 Identity (Proposition 2 of the paper, in this family's scaling). With mu = M beta we have
 f(x) = K(x, Z) mu + b and ||beta||^2 = mu^T K(Z, Z) mu, so for the squared hinge LowRankSVC
@@ -24,8 +19,7 @@ Equivalently: it is the foundation's SSVM problem (``newton_armijo`` with the ex
 hinge, smoothing=inf) on the features K(X, Z) M. It is NOT the problem ``ReducedSVC``
 solves, which is that same SSVM problem on the features K(X, Z) themselves, i.e. the
 Euclidean penalty 1/2 ||mu||^2 (Lee & Mangasarian's simplification); the two coincide only
-when K(Z, Z) = I. ``tests/test_lowrank.py`` checks both statements. For C in LIBLINEAR's or
-``LinearSVC``'s scaling on the same features: ``C = 2 * C_liblinear``.
+when K(Z, Z) = I. ``tests/test_lowrank.py`` checks both statements.
 """
 
 from __future__ import annotations
@@ -36,6 +30,7 @@ import os
 import numpy as np
 from sklearn.utils import check_array
 
+from .._docs import fill_doc
 from ..base import (
     BASIS_CONSTRAINTS,
     DTYPES,
@@ -61,37 +56,32 @@ from ..utils import (
 __all__ = ["LowRankSVC"]
 
 
+@fill_doc
 class LowRankSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelEstimator):
     """Low-rank linearized SVM: a linear SVM on Nystrom features, in memory or streamed.
 
-    See the module docstring for the objective and its exact identity with the reduced SVM
-    with RKHS regularizer (Proposition 2). ``fit`` stores the n x r features when they fit
+    Objective and its exact identity with the reduced SVM with RKHS regularizer
+    (Proposition 2): module docstring. The k = ``n_basis`` landmarks are k-means centres by
+    default (the paper's choice). ``fit`` stores the n x r features when they fit
     ``memory_budget`` and solves each one-vs-rest problem by dual coordinate descent to
     ``tol``; otherwise (and in ``fit_stream`` / ``partial_fit``) it runs selective block
     minimization over chunks of ``chunk_size`` rows with a retained cache of the rows
     nearest the margin; rows let go keep their exact squared-hinge loss as an m x m summary
     with their active set frozen (``solvers.SelectiveBlockMinimization``, forget='summary'),
     so memory is O((chunk_size + cache) * m + m^2), never O(n * m), and one pass lands close
-    to the exact solution.
+    to the exact solution. When streaming, ``class_weight='balanced'`` is computed per chunk.
 
     Parameters
     ----------
-    kernel : {'rbf', 'laplacian', 'polynomial', 'linear', 'sigmoid'}, default='rbf'
-    gamma : 'scale', 'auto' or float, default='scale'
-        As in scikit-learn's SVC ('scale' is resolved on the data that choose the landmarks).
-    degree : int, default=3
-    coef0 : float, default=0.0
-    C : float, default=1.0
-        Loss weight of the SVM family (``C = 2 * C_liblinear``).
+    {kernel}
+    {gamma}
+    {degree}
+    {coef0}
+    {C}
     loss : {'squared_hinge', 'hinge'}, default='squared_hinge'
         L2-loss (exactly the RSVM problem, Proposition 2) or L1-loss SVM.
-    n_basis : 'auto', int or float, default='auto'
-        Number of landmarks k: an int, a fraction of n in (0, 1], or 'auto' = min(n, 1000).
-        Ignored when ``basis`` is an array.
-    basis : {'kmeans', 'random', ...}, array-like or BasisSelector, default='kmeans'
-        Landmarks: k-means centroids of a subsample (the paper's choice), random training
-        rows, any other scheme of :mod:`sparsekernel.basis` (a selector is given this
-        estimator's kernel), or an explicit array.
+    {n_basis}
+    {basis}
     n_passes : int, default=1
         Passes over the data in block minimization (the paper uses one).
     chunk_size : int, default=20000
@@ -104,27 +94,17 @@ class LowRankSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelEst
         factor on the independent landmarks (half the flops of the map; redundant landmarks
         are dropped), or by U Lambda^(-1/2) on all landmarks (the paper's Algorithm 1;
         eigenvalues below the floor are dropped). Both give the same model up to the floor.
-    rcond : 'auto' or float, default='auto'
-        The eigenvalue floor of the whitening: eigenvalues (or Cholesky pivots) of K(Z, Z) at
-        or below ``rcond * lambda_max`` are dropped; 'auto' is the package's one floor,
-        ``10 * eps`` of the feature dtype (:func:`sparsekernel.utils.eigenvalue_floor`).
-    memory_budget : int, str or None, default=None
-        Bytes for kernel blocks and for storing the n x r features in ``fit`` (None: 1 GiB).
+    {rcond}
+    {memory_budget}
     tol : float, default=1e-3
         Relative duality gap of every dual coordinate descent solve: the objective is within
         ``tol`` of its optimum. 1e-2 saves a third of the passes and was as accurate on ijcnn1
         (1.325 % against 1.318 % test error at k = 1000) but not on the noisy checkerboard
         (100k rows, k = 1000: 1.85 % against 1.33 %).
-    max_iter : int, default=1000
-        Passes of dual coordinate descent per (sub-)problem.
-    class_weight : dict, 'balanced' or None, default=None
-        Multiplies each class's sample weights ('balanced' is computed per chunk when
-        streaming).
-    random_state : int, RandomState or None, default=None
-        Seeds landmark selection and the coordinate order.
-    verbose : int, default=0
-        1: a progress bar over the problems (or passes); 2: also a line per solve (per chunk
-        when streaming).
+    {max_iter}
+    {class_weight}
+    {random_state}
+    {verbose}
 
     Attributes
     ----------
