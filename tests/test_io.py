@@ -154,7 +154,7 @@ def test_save_load_unfitted_model(tmp_path):
 
 
 def test_registry_allows_every_exported_estimator(tmp_path):
-    from sparsekernel.io._registry import allowed_classes
+    from sparsekernel.io._persistence import allowed_classes
 
     exported = {getattr(sparsekernel, n) for n in sparsekernel.__all__}
     estimators = {c for c in exported if isinstance(c, type) and hasattr(c, "get_params")}

@@ -1,25 +1,11 @@
 """The estimator base every family plugs into: the scikit-learn glue, written once.
 
-Every estimator in sparsekernel is a kernel machine on m basis functions,
-``f(x) = sum_j coef_j K(x, z_j) + intercept`` (or a transformer of K(x, Z)). What is the same
-across families lives here:
-
-- :class:`SparseKernelEstimator`: parameters are checked against ``_parameter_constraints``
-  automatically at the entry of every ``fit``, ``partial_fit`` and ``fit_stream`` (subclasses
-  need not call anything), and a fit that raises leaves the estimator's attributes as they
-  were before it started.
-- :class:`KernelExpansionMixin`: input validation, the one basis -> kernel path
-  (:func:`sparsekernel.basis.fit_kernel_basis`, so selectors always get the estimator's own
-  kernel), the fitted kernel, the raw decision ``K(X, Z) coef^T + intercept`` in blocks, tags.
-- :class:`OneVsRestClassifierMixin` and :class:`SingleTargetRegressorMixin`: label encoding,
-  class weight times sample weight, +-1 one-vs-rest targets, ``decision_function``,
-  ``predict``.
-- :func:`report_result` and :meth:`SparseKernelEstimator._solve_each`: solver results become
-  warnings in one way (``ConvergenceWarning``, :class:`FitInterruptedWarning`) and progress is
-  reported in one way (``verbose``).
-
-The written contract (parameter names and meanings) is the table in CONTRIBUTING.md; the
-common tests (``tests/test_common.py``) enforce it over every estimator.
+:class:`SparseKernelEstimator` checks parameters at every fit entry and makes fits
+transactional; :class:`KernelExpansionMixin` holds the one basis -> kernel path and the
+blockwise decision ``K(X, Z) coef^T + intercept``; :class:`OneVsRestClassifierMixin` and
+:class:`SingleTargetRegressorMixin` handle targets, weights and prediction;
+:func:`report_result` turns every ``SolverResult`` into warnings and ``verbose`` lines. The
+contract they implement is the table in CONTRIBUTING.md, enforced by ``tests/test_common.py``.
 """
 
 from __future__ import annotations
@@ -37,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .basis import BasisSelector, fit_kernel_basis
 from .kernels import KERNELS, Kernel
 from .utils import (
+    COMMON_CONSTRAINTS,
     Interval,
     Options,
     SolverProgress,
@@ -47,17 +34,9 @@ from .utils import (
     validate_params,
 )
 
-__all__ = [
-    "BASIS_CONSTRAINTS",
-    "DTYPES",
-    "FitInterruptedWarning",
-    "KERNEL_CONSTRAINTS",
-    "KernelExpansionMixin",
-    "OneVsRestClassifierMixin",
-    "SingleTargetRegressorMixin",
-    "SparseKernelEstimator",
-    "report_result",
-]
+__all__ = ["BASIS_CONSTRAINTS", "DTYPES", "FitInterruptedWarning", "KERNEL_CONSTRAINTS",
+           "KernelExpansionMixin", "OneVsRestClassifierMixin", "SingleTargetRegressorMixin",
+           "SparseKernelEstimator", "report_result"]
 
 #: Input dtypes every estimator accepts; float32 stays float32 through the kernel blocks.
 DTYPES = [np.float64, np.float32]
@@ -67,7 +46,7 @@ KERNEL_CONSTRAINTS = {
     "gamma": [Options("scale", "auto"), Interval("real", 0, None, closed="neither")],
     "degree": [Interval("int", 1, None, closed="left")],
     "coef0": [Interval("real", None, None, closed="neither")],
-    "memory_budget": [None, Interval("real", 1, float(2**62), closed="both"), str],
+    "memory_budget": COMMON_CONSTRAINTS["memory_budget"],
 }
 #: ``n_basis`` means one thing everywhere: the number m of basis functions of the fitted
 #: model, as an int, a fraction of the training rows in (0, 1], or 'auto' = min(n, 1000).

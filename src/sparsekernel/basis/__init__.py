@@ -9,21 +9,7 @@ from ._registry import BASIS_SELECTORS, make_basis_selector
 from ._selectors import FixedBasis, KMeansBasis, RandomBasis
 from ._systematic import SystematicBasis
 
-__all__ = [
-    "BASIS_SELECTORS",
-    "BasisResult",
-    "BasisSelector",
-    "ClusteringBasis",
-    "FixedBasis",
-    "IncrementalBasis",
-    "IncrementalQR",
-    "KMeansBasis",
-    "KMedoidsBasis",
-    "RandomBasis",
-    "SystematicBasis",
-    "fit_kernel_basis",
-    "make_basis_selector",
-    "make_kernel",
-    "oyang_hwang_width",
-    "resolve_n_basis",
-]
+__all__ = ["BASIS_SELECTORS", "BasisResult", "BasisSelector", "ClusteringBasis", "FixedBasis",
+           "IncrementalBasis", "IncrementalQR", "KMeansBasis", "KMedoidsBasis", "RandomBasis",
+           "SystematicBasis", "fit_kernel_basis", "make_basis_selector", "make_kernel",
+           "oyang_hwang_width", "resolve_n_basis"]

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 
 from ..kernels import Kernel, resolve_gamma
 
-__all__ = ["BasisResult", "BasisSelector", "default_kernel", "resolve_n_basis"]
+__all__ = ["BasisResult", "BasisSelector", "default_kernel", "resolve_n_basis", "subsample_rows"]
 
 
 @dataclass(frozen=True)
@@ -64,21 +64,22 @@ class BasisSelector(BaseEstimator):
         random_state : int, RandomState or None
             Source of randomness (passed through ``check_random_state``).
         kernel : Kernel, optional
-            The estimator's kernel with its width resolved on X (``gamma='scale'`` already
-            turned into a number). Selectors that look at kernel columns (incremental,
-            systematic) or estimate widths (clustering) use it; the others ignore it.
-            Estimators pass it only to selectors whose ``select`` accepts ``kernel``, so
-            selectors written before this argument existed keep working.
+            The estimator's kernel, gamma resolved on X. Selectors that look at kernel
+            columns (incremental, systematic) or estimate widths (clustering) use it.
+            Estimators pass it only to a ``select`` that accepts ``kernel``.
         """
         raise NotImplementedError
 
 
 def default_kernel(X):
-    """The RBF kernel with ``gamma='scale'`` resolved on X, for ``select`` calls without one.
-
-    Estimators always pass their own kernel; this only serves direct ``select`` calls.
-    """
+    """The RBF kernel with ``gamma='scale'`` resolved on X, for direct ``select`` calls."""
     return Kernel("rbf", gamma=resolve_gamma("scale", X))
+
+
+def subsample_rows(n, limit, rng, at_least=1):
+    """Sorted random rows, ``max(limit, at_least)`` of n; all n when ``limit`` is None."""
+    size = n if limit is None else min(n, max(limit, at_least))
+    return np.sort(rng.choice(n, size=size, replace=False)) if size < n else np.arange(n)
 
 
 def resolve_n_basis(n_basis, n_samples, max_auto=1000):

@@ -1,5 +1,4 @@
-"""Clustering RSVM (Jen & Lee 2004; review Algorithm 3): class-wise k-means centroids with
-per-centroid Gaussian widths from the Oyang-Hwang density estimate."""
+"""Clustering RSVM (Jen & Lee 2004; review Algorithm 3)."""
 
 from __future__ import annotations
 
@@ -11,14 +10,13 @@ from sklearn.utils import check_random_state
 
 from ..kernels import resolve_gamma
 from ..kernels._functions import squared_norms
-from ._base import BasisResult, BasisSelector
+from ._base import BasisResult, BasisSelector, subsample_rows
 
 __all__ = ["ClusteringBasis", "oyang_hwang_width"]
 
 #: delta * sqrt(pi) of the review's eq. (29); the source of the constant is not confirmed.
 OYANG_BETA = 1.6210
-#: Widths are floored at this fraction of the data's RMS radius, so that near-duplicate
-#: members cannot produce a width at rounding level (gamma ~ 1e14).
+#: Width floor (fraction of the RMS radius): near-duplicate members give gamma ~ 1e14 otherwise.
 _SIGMA_FLOOR = 1e-3
 
 
@@ -117,7 +115,8 @@ class ClusteringBasis(BasisSelector):
     max_iter : int, default=20
         Lloyd iterations of each k-means.
     subsample : int or None, default=20000
-        Rows clustered in total (a class-stratified random subset); None uses all.
+        Rows clustered in total (a uniformly random subset of all rows, each class then
+        clustered on its share); None uses all.
 
     Notes
     -----
@@ -149,9 +148,7 @@ class ClusteringBasis(BasisSelector):
         rng = check_random_state(random_state)
         n = X.shape[0]
         groups = np.zeros(n, dtype=int) if y is None else np.unique(y, return_inverse=True)[1]
-        rows = np.arange(n)
-        if self.subsample is not None and n > max(self.subsample, n_basis):
-            rows = np.sort(rng.choice(n, size=max(self.subsample, n_basis), replace=False))
+        rows = subsample_rows(n, self.subsample, rng, n_basis)
         g_sub = groups[rows]
         sizes = np.bincount(g_sub, minlength=groups.max() + 1)
         counts = _equal_counts(sizes, n_basis)

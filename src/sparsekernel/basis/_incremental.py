@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._base import BasisResult, BasisSelector, default_kernel
+from ._base import BasisResult, BasisSelector, default_kernel, subsample_rows
 
 __all__ = ["IncrementalBasis", "IncrementalQR"]
 
@@ -71,15 +71,13 @@ class IncrementalBasis(BasisSelector):
     """Incremental reduced set (IRSVM): keep a random candidate x_j only when its kernel column
     K(A, x_j) is far from the column space of the current K(A, Z).
 
-    Candidates are visited in random order. The distance r_j (review eq. 28) is obtained from
-    an incrementally updated QR factor of K(A, Z) (:class:`IncrementalQR`), never by solving
-    the normal equations again. A candidate is accepted when ``r_j / ||K(A, x_j)|| > delta``:
-    the sine of the angle between the new column and the current span, which unlike the
-    paper's absolute threshold does not depend on how many rows A has (the paper's ``r >=
-    delta_abs`` is ``delta = delta_abs / ||K(A, x_j)||``). Selection stops after
-    ``max_rejections`` consecutive rejections, at ``n_basis`` centres, or when the candidates
-    run out; so the result may have fewer than ``n_basis`` centres (the scheme chooses the
-    size itself, ``n_basis`` is the limit).
+    Candidates are visited in random order; the distance r_j (review eq. 28) comes from an
+    incrementally updated QR factor of K(A, Z) (:class:`IncrementalQR`). A candidate is
+    accepted when ``r_j / ||K(A, x_j)|| > delta``: the sine of the angle between the new
+    column and the current span, which unlike the paper's absolute threshold does not depend
+    on how many rows A has (the paper's ``r >= delta_abs`` is ``delta = delta_abs /
+    ||K(A, x_j)||``). Selection stops after ``max_rejections`` consecutive rejections, at
+    ``n_basis`` centres (a limit: the scheme chooses the size), or when candidates run out.
 
     Parameters
     ----------
@@ -122,9 +120,8 @@ class IncrementalBasis(BasisSelector):
         rng = check_random_state(random_state)
         kernel = kernel if kernel is not None else default_kernel(X)
         n = X.shape[0]
-        n_rows = n if self.max_rows is None else min(n, max(self.max_rows, 2 * n_basis))
-        rows = np.sort(rng.choice(n, size=n_rows, replace=False)) if n_rows < n else slice(None)
-        A = X[rows]
+        A = X[subsample_rows(n, self.max_rows, rng, 2 * n_basis)]
+        n_rows = A.shape[0]
         qr = IncrementalQR(n_rows, n_basis)
         tau = max(self.delta, _RANK_TOL)
         order = rng.permutation(n)

@@ -23,13 +23,10 @@ def _accepts_kernel(selector):
 
 def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                      memory_budget=None, n_basis="auto", basis="random", random_state=None):
-    """The one basis -> kernel path: resolve the kernel on X, choose Z with it, finish the kernel.
+    """Resolve the kernel on X, choose Z with it, finish the kernel.
 
-    Every estimator that takes ``basis`` goes through here, so a selector always receives the
-    estimator's own kernel (its kind, degree, coef0 and gamma resolved on X): the
-    kernel-aware schemes (incremental, systematic, clustering) score candidates with the
-    kernel the model will use. Per-centre widths returned by a selector (clustering) replace
-    gamma in the returned kernel.
+    A selector thus always receives the estimator's own kernel (kind, degree, coef0, gamma
+    resolved on X), and per-centre widths it returns (clustering) replace gamma.
 
     Parameters
     ----------

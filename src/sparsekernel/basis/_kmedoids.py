@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 from sklearn.utils import check_random_state
 
-from ._base import BasisResult, BasisSelector
+from ._base import BasisResult, BasisSelector, subsample_rows
 
 __all__ = ["KMedoidsBasis", "kmedoids_l1"]
 
@@ -87,9 +87,7 @@ class KMedoidsBasis(BasisSelector):
 
     def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
         rng = check_random_state(random_state)
-        n = X.shape[0]
-        n_sub = n if self.subsample is None else min(n, max(self.subsample, n_basis))
-        rows = np.sort(rng.choice(n, size=n_sub, replace=False)) if n_sub < n else np.arange(n)
+        rows = subsample_rows(X.shape[0], self.subsample, rng, n_basis)
         Xs = X[rows]
         Xs = Xs.toarray() if sp.issparse(Xs) else Xs
         medoids, _ = kmedoids_l1(Xs, n_basis, self.max_iter, rng)

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.utils import check_array, check_random_state
 
-from ._base import BasisResult, BasisSelector
+from ._base import BasisResult, BasisSelector, subsample_rows
 
 __all__ = ["FixedBasis", "KMeansBasis", "RandomBasis"]
 
@@ -87,9 +87,7 @@ class KMeansBasis(BasisSelector):
 
     def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
         rng = check_random_state(random_state)
-        n = X.shape[0]
-        n_sub = n if self.subsample is None else min(n, max(self.subsample, n_basis))
-        rows = np.sort(rng.choice(n, size=n_sub, replace=False)) if n_sub < n else slice(None)
+        rows = subsample_rows(X.shape[0], self.subsample, rng, n_basis)
         km = KMeans(
             n_clusters=n_basis, init=self.init, n_init=1, max_iter=self.max_iter,
             random_state=rng.randint(np.iinfo(np.int32).max),

@@ -195,10 +195,8 @@ class _State:
         self.F = np.empty((len(fit), cap))
         self.F_val = np.empty((len(val), cap))
         self.chosen, self.chosen_pos, self.m = [], [], 0
-        if n_classes == 2:
-            self.targets = [np.where(y_fit == 1, 1.0, -1.0)]
-        else:
-            self.targets = [np.where(y_fit == c, 1.0, -1.0) for c in range(n_classes)]
+        positives = [1] if n_classes == 2 else range(n_classes)  # one problem for two classes
+        self.targets = [np.where(y_fit == c, 1.0, -1.0) for c in positives]
         self.coef = [np.zeros(1) for _ in self.targets]
 
     def add(self, rows):

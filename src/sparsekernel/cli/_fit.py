@@ -119,45 +119,35 @@ def run(args):
     if args.float32 and args.model not in STREAMED:
         raise UsageError("--float32 applies to --model lowrank only")
     model = make_estimator(args)
-    if args.model in STREAMED:
-        return _run_streamed(args, model)
-    X, y = load_svmlight_path(args.train_file, n_features=args.n_features)
+    streamed, dtype = args.model in STREAMED, np.float32 if args.float32 else np.float64
+    if streamed:  # the file is read chunk by chunk, to fit and again to score
+        data = (SvmlightChunks(args.train_file, model.chunk_size, args.n_features, dtype),)
+    else:
+        data = load_svmlight_path(args.train_file, n_features=args.n_features)
     start = time.perf_counter()
-    model.fit(X, y)
+    (model.fit_stream if streamed else model.fit)(*data)
     seconds = time.perf_counter() - start
     save(model, args.model_file)
     if not args.quiet:
-        print(f"{type(model).__name__}: {training_score(model, X, y)}, {describe_size(model)}, "
-              f"fit {seconds:.3g} s; saved to {args.model_file}")
+        chunks = (SvmlightChunks(args.train_file, model.chunk_size, model.n_features_in_, dtype)
+                  if streamed else [data])
+        how = f" (streamed in chunks of {model.chunk_size} rows)" if streamed else ""
+        print(f"{type(model).__name__}: {training_score(model, chunks)}, {describe_size(model)}, "
+              f"fit {seconds:.3g} s{how}; saved to {args.model_file}")
     return 0
 
 
-def _run_streamed(args, model):
-    """Fit from the file chunk by chunk; the training accuracy is streamed too."""
-    dtype = np.float32 if args.float32 else np.float64
-    start = time.perf_counter()
-    model.fit_stream(SvmlightChunks(args.train_file, model.chunk_size, args.n_features, dtype))
-    seconds = time.perf_counter() - start
-    save(model, args.model_file)
-    if not args.quiet:
-        correct = total = 0
-        for X, y in SvmlightChunks(args.train_file, model.chunk_size, model.n_features_in_,
-                                   dtype):
-            correct += int(np.sum(model.predict(X) == y))
-            total += len(y)
-        print(f"{type(model).__name__}: training accuracy {correct / total:.4f} "
-              f"({correct}/{total}), {describe_size(model)}, fit {seconds:.3g} s (streamed in "
-              f"chunks of {model.chunk_size} rows); saved to {args.model_file}")
-    return 0
-
-
-def training_score(model, X, y):
-    """'training accuracy 0.9 (9/10)' or 'training RMSE 0.12'."""
-    predictions = model.predict(X)
+def training_score(model, chunks):
+    """'training accuracy 0.9 (9/10)' or 'training RMSE 0.12' over ``(X, y)`` chunks."""
+    total = n = 0
+    for X, y in chunks:  # correct predictions, or squared errors
+        predictions = model.predict(X)
+        total += (int(np.sum(predictions == y)) if is_classifier(model)
+                  else float(np.sum((predictions - y) ** 2)))
+        n += len(y)
     if is_classifier(model):
-        correct = int(np.sum(predictions == y))
-        return f"training accuracy {correct / len(y):.4f} ({correct}/{len(y)})"
-    return f"training RMSE {np.sqrt(np.mean((predictions - y) ** 2)):.4g}"
+        return f"training accuracy {total / n:.4f} ({total}/{n})"
+    return f"training RMSE {np.sqrt(total / n):.4g}"
 
 
 def describe_size(model):

@@ -11,15 +11,6 @@ from ._shuttle import load_shuttle
 from ._svmlight import SvmlightChunks, load_svmlight_path, load_svmlight_paths
 from ._synthetic import make_checkerboard, make_sine_regression
 
-__all__ = [
-    "SvmlightChunks",
-    "find_shared_data",
-    "load_banana",
-    "load_ida",
-    "load_ripley",
-    "load_shuttle",
-    "load_svmlight_path",
-    "load_svmlight_paths",
-    "make_checkerboard",
-    "make_sine_regression",
-]
+__all__ = ["SvmlightChunks", "find_shared_data", "load_banana", "load_ida", "load_ripley",
+           "load_shuttle", "load_svmlight_path", "load_svmlight_paths", "make_checkerboard",
+           "make_sine_regression"]

@@ -23,16 +23,6 @@ def _find(directory, name):
     return path
 
 
-def _scale_minus_one_one(X, lo, hi):
-    """Map ``X`` feature-wise to ``-1 + 2 (x - lo) / (hi - lo)`` as LIBSVM's ``svm-scale`` does.
-
-    Constant features (``hi == lo``) become 0, like the entries ``svm-scale`` omits.
-    """
-    span = hi - lo
-    scaled = np.divide(X - lo, span, out=np.full(X.shape, 0.5), where=span > 0)
-    return 2.0 * scaled - 1.0
-
-
 def load_shuttle(directory):
     """Load the Statlog Shuttle data (7 classes) with LIBSVM's [-1, 1] scaling.
 
@@ -82,6 +72,8 @@ def load_shuttle(directory):
             f"Got {table.shape[1]} columns instead."
         )
     X_raw, y_train = table[:, :_N_FEATURES], table[:, _N_FEATURES].astype(np.int64)
-    X_train = _scale_minus_one_one(X_raw, X_raw.min(axis=0), X_raw.max(axis=0))
+    lo, span = X_raw.min(axis=0), np.ptp(X_raw, axis=0)
+    # Constant features become 0, like the entries svm-scale omits.
+    X_train = 2 * np.divide(X_raw - lo, span, out=np.full(X_raw.shape, 0.5), where=span > 0) - 1
     X_test, y_test = load_svmlight_path(test_path, n_features=_N_FEATURES)
     return X_train, y_train, X_test.toarray(), y_test.astype(np.int64)

@@ -25,11 +25,19 @@ _CONSTRAINTS = {
 _PARSE_ERRORS = (ValueError, EOFError, lzma.LZMAError, gzip.BadGzipFile)
 
 
-def _read_one(path, dtype, zero_based):
-    """Parse one file; ``zero_based="auto"`` reads raw indices (resolved by the caller)."""
+def _existing_file(path):
+    """``path`` as a Path: TypeError unless it is a path, FileNotFoundError unless a file."""
+    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be a str or os.PathLike. Got {path!r} instead.")
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"SVMlight/LIBSVM file not found: '{path}'.")
+    return path
+
+
+def _read_one(path, dtype, zero_based):
+    """Parse one file; ``zero_based="auto"`` reads raw indices (resolved by the caller)."""
+    path = _existing_file(path)
     with open_binary(path) as f:
         return (path, *_parse(path, f, dtype, True if zero_based == "auto" else zero_based))
 
@@ -99,9 +107,7 @@ def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based="au
     )
     raw = [_read_one(p, dtype, zero_based) for p in paths]
     if zero_based == "auto" and all(X.nnz and X.indices.min() > 0 for _, X, _ in raw):
-        for _, X, _ in raw:  # one-based: drop the (empty) column 0
-            X.indices -= 1
-        raw = [(p, _with_columns(X, X.shape[1] - 1), y) for p, X, y in raw]
+        raw = [(p, _shift_columns(p, X, False), y) for p, X, y in raw]  # one-based
     widest = max((X.shape[1] for _, X, _ in raw), default=0)
     common = widest if n_features is None else n_features
     out = []
@@ -116,21 +122,17 @@ def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based="au
 
 
 def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based="auto"):
-    """Load one SVMlight/LIBSVM file, plain or compressed.
+    """Load one SVMlight/LIBSVM file, plain or compressed (:func:`load_svmlight_paths`).
 
     Parameters
     ----------
     path : str or os.PathLike
-        The file. A ``.gz``, ``.bz2`` or ``.xz`` suffix means compressed (gzip, bzip2,
-        xz/LZMA); any other suffix is read as plain text.
+        The file (``.gz``, ``.bz2``, ``.xz``: compressed).
     n_features : int or None, default=None
-        Number of columns of ``X``; ``None`` infers it from the largest feature index. Pass
-        it for test files that may not use the last feature.
+        Number of columns of ``X``; ``None``: the largest feature index of the file.
     dtype : numpy dtype, default=np.float64
-        Dtype of ``X``.
     zero_based : bool or "auto", default="auto"
-        Whether feature indices start at 0; ``"auto"`` assumes one-based (LIBSVM) unless
-        index 0 occurs, as scikit-learn does.
+        As in :func:`load_svmlight_paths`.
 
     Returns
     -------
@@ -150,11 +152,8 @@ def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based="auto
     --------
     >>> X, y = load_svmlight_path("shared/data/a9a/a9a.xz", n_features=123)  # doctest: +SKIP
     """
-    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
-        raise TypeError(f"path must be a str or os.PathLike. Got {path!r} instead.")
-    ((X, y),) = load_svmlight_paths(
-        [path], n_features=n_features, dtype=dtype, zero_based=zero_based
-    )
+    ((X, y),) = load_svmlight_paths([_existing_file(path)], n_features=n_features, dtype=dtype,
+                                    zero_based=zero_based)
     return X, y
 
 
@@ -162,11 +161,9 @@ class SvmlightChunks:
     """A SVMlight/LIBSVM file as a re-iterable source of ``(X, y)`` chunks.
 
     Every ``iter()`` reopens the file and reads it from the start, ``chunk_size`` lines at a
-    time, so the object can be passed wherever chunks are consumed more than once, e.g.
-    ``LowRankSVC(n_passes=3).fit_stream(SvmlightChunks(...))``. Only one chunk is in memory
-    at once, so files larger than memory can be streamed. Iteration yields ``X`` (ndarray
-    or CSR matrix of shape (rows, n_features), in ``dtype``) and ``y`` (float64 ndarray of
-    shape (rows,)).
+    time, so it serves consumers that make several passes; only one chunk is in memory at
+    once. Iteration yields ``X`` (ndarray or CSR matrix of shape (rows, n_features), in
+    ``dtype``) and ``y`` (float64 ndarray of shape (rows,)).
 
     Parameters
     ----------
@@ -204,14 +201,10 @@ class SvmlightChunks:
 
     def __init__(self, path, chunk_size, n_features=None, dtype=np.float64, zero_based="auto",
                  dense=True):
-        if isinstance(path, bytes) or not isinstance(path, str | os.PathLike):
-            raise TypeError(f"path must be a str or os.PathLike. Got {path!r} instead.")
+        self.path = _existing_file(path)
         validate_params("SvmlightChunks", {
             "chunk_size": [Interval("int", 1, None, closed="left")], **_CONSTRAINTS,
         }, {"chunk_size": chunk_size, "n_features": n_features, "zero_based": zero_based})
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise FileNotFoundError(f"SVMlight/LIBSVM file not found: '{self.path}'.")
         self.chunk_size, self.n_features, self.dtype = chunk_size, n_features, dtype
         self.zero_based, self.dense = zero_based, dense
 

@@ -19,12 +19,8 @@ def make_checkerboard(n_samples=1000, noise=0.0, cells=4, random_state=None, dty
     ``floor(x1) + floor(x2)`` is even, ``-1`` where it is odd. With ``noise > 0`` exactly
     ``round(noise * n_samples)`` labels, at distinct random positions, are flipped
     (NcheckerBoard of Zhang et al., 2012, uses ``noise=0.2`` for training and the noiseless
-    board for testing).
-
-    The draws are made in a fixed order: first ``X``, then (only if some label is flipped)
-    the flipped positions. So for one ``random_state`` the ``X`` does not depend on
-    ``noise``, and the labels differ from the ``noise=0`` labels in exactly
-    ``round(noise * n_samples)`` positions.
+    board for testing). ``X`` is drawn before the flips, so for one ``random_state`` it does
+    not depend on ``noise``.
 
     Parameters
     ----------

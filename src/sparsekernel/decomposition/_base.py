@@ -32,6 +32,7 @@ class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEsti
     _parameter_constraints = {**KERNEL_CONSTRAINTS, **BASIS_CONSTRAINTS,
                               "n_basis": [None, *N_BASIS],
                               "n_components": [None, Interval("int", 1, None, closed="left")]}
+    _requires_y = False  # KSIR and KCCA need y (the slices, the second view)
 
     def _validate_X(self, X, reset=False):
         X = super()._validate_X(X, reset=reset)
@@ -64,6 +65,7 @@ class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEsti
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.target_tags.required = self._requires_y
         return tags
 
 

@@ -117,6 +117,7 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         "basis": [str, BasisSelector, tuple, list],
         "ridge": [Interval("real", 0, None, closed="left")],
     }
+    _requires_y = True
 
     def __init__(self, n_components=2, *, ridge=DEFAULT_RIDGE, kernel="rbf", gamma="scale",
                  degree=3, coef0=0.0, n_basis="auto", basis="random", memory_budget=None,
@@ -136,8 +137,7 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
                              "is None (y is the second view).")
-        Y = check_array(y, accept_sparse="csr", dtype=DTYPES, ensure_2d=False,
-                        input_name="y")
+        Y = check_array(y, accept_sparse="csr", dtype=DTYPES, ensure_2d=False, input_name="y")
         if Y.ndim == 1:
             Y = Y.reshape(-1, 1)
         check_consistent_length(np.empty(n_rows), Y)
@@ -155,17 +155,16 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
                                 memory_budget=self.memory_budget, n_basis=self.n_basis,
                                 basis=basis, random_state=random_state)
 
-    def _paired(self, Y, rows):
-        """Y's kernel and the rows of Y paired with X's basis rows."""
-        return self._view_kernel(Y), BasisResult(centers=Y[rows], indices=rows)
+    def _paired(self, V, rows):
+        """The view's kernel and its rows ``rows`` as the basis (paired with X's rows)."""
+        return self._view_kernel(V), BasisResult(centers=V[rows], indices=rows)
 
     def _fit_bases(self, X, Y):
         """``(kernel_x, basis_x, kernel_y, basis_y)``, each selector run with its view's kernel."""
         if self.n_basis is None:
             check_full_kernel(self, X.shape[0] * 2)
             rows = np.arange(X.shape[0])
-            return (self._view_kernel(X), BasisResult(centers=X[rows], indices=rows),
-                    *self._paired(Y, rows))
+            return *self._paired(X, rows), *self._paired(Y, rows)
         if _is_pair(self.basis):
             return (*self._view_basis(X, self.basis[0], None),
                     *self._view_basis(Y, self.basis[1], None))
@@ -178,10 +177,6 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         if rx.indices is not None:
             return kx, rx, *self._paired(Y, rx.indices)
         return kx, rx, *self._view_basis(Y, self.basis, rng)
-
-    def _y_kernel(self):
-        return Kernel(self.kernel, gamma=self.gamma_y_, degree=self.degree, coef0=self.coef0,
-                      memory_budget=self.memory_budget)
 
     def fit(self, X, y):
         """Choose both bases and compute the canonical pairs.
@@ -222,10 +217,7 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         if y is None:
             return xs
         Y = self._check_y(y, X.shape[0], reset=False)
-        ys = self._project(Y, self._y_kernel(), self.basis_y_, self.y_mean_, self.y_weights_.T)
+        ky = Kernel(self.kernel, gamma=self.gamma_y_, degree=self.degree, coef0=self.coef0,
+                    memory_budget=self.memory_budget)
+        ys = self._project(Y, ky, self.basis_y_, self.y_mean_, self.y_weights_.T)
         return xs, ys
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

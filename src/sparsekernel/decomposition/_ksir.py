@@ -115,6 +115,7 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         "slicing": [Options(*SLICINGS)],
         "ridge": [Interval("real", 0, None, closed="left")],
     }
+    _requires_y = True
 
     def __init__(self, n_components=None, *, n_slices=DEFAULT_N_SLICES, slicing="auto",
                  ridge=1e-8, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
@@ -190,8 +191,3 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
         return self._project(X, self._kernel(), self.basis_, self.mean_, self.components_)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags

@@ -33,10 +33,9 @@ def is_dask_collection(obj):
 
 def n_threads(n_jobs):
     """scikit-learn's convention: None is 1, -1 all cores, -2 all but one, ..."""
-    cores = os.cpu_count() or 1
     if n_jobs is None:
         return 1
-    return max(1, n_jobs if n_jobs > 0 else cores + 1 + n_jobs)
+    return max(1, n_jobs if n_jobs > 0 else (os.cpu_count() or 1) + 1 + n_jobs)
 
 
 @contextlib.contextmanager
@@ -55,10 +54,7 @@ def open_client(client, n_jobs, what):
         return
     with contextlib.ExitStack() as stack:
         if client is None:
-            cluster = stack.enter_context(distributed.LocalCluster(
+            client = stack.enter_context(distributed.LocalCluster(
                 n_workers=1, threads_per_worker=n_threads(n_jobs), processes=False,
                 dashboard_address=None))
-            address = cluster
-        else:
-            address = client
-        yield stack.enter_context(distributed.Client(address, set_as_default=False))
+        yield stack.enter_context(distributed.Client(client, set_as_default=False))

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import block_diag
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
@@ -56,13 +57,6 @@ class _ClientConstraint:
 def _is_path_list(X):
     return (isinstance(X, list | tuple) and len(X) > 0
             and all(isinstance(p, str | os.PathLike) for p in X))
-
-
-def _split(total, n_parts):
-    """``total`` items over ``n_parts`` as the deal splits rows: the first ``total % n_parts``
-    parts get one more. Applied to n_basis it never exceeds a part's rows (the deal gives part
-    p ``n // n_parts`` rows plus one for p < n % n_parts, and n_basis <= n)."""
-    return total // n_parts + (np.arange(n_parts) < total % n_parts)
 
 
 @fill_doc
@@ -158,8 +152,7 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
     """
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
-        **constraints("C", "tol", "max_iter", "class_weight", "random_state", "verbose",
-                      "memory_budget"),
+        **constraints("C", "tol", "max_iter", "class_weight", "random_state", "verbose"),
         "smoothing": [Interval("real", 0, None, closed="neither")],
         "n_basis": N_BASIS,
         "basis": [str, BasisSelector],
@@ -235,7 +228,10 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
                   "coef0": self.coef0, "C": self.C, "basis": self.basis,
                   "smoothing": self.smoothing, "memory_budget": self.memory_budget,
                   "tol": self.tol, "max_iter": self.max_iter, "class_weight": self.class_weight}
-        sizes = _split(resolve_n_basis(self.n_basis, n_samples), self.n_parts)
+        # M split as the deal splits rows (the first M % n_parts parts get one more), so no
+        # part gets more than its rows: part p has n // n_parts rows, +1 for p < n % n_parts.
+        M, n_parts = resolve_n_basis(self.n_basis, n_samples), self.n_parts
+        sizes = M // n_parts + (np.arange(n_parts) < M % n_parts)
         return [{**shared, "n_basis": int(m)} for m in sizes]
 
     def _check_counts(self, counts):
@@ -255,19 +251,14 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=DTYPES)
         sw = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
         self._set_classes(y)
-        codes = self._encode(y)
-        counts = np.bincount(codes, minlength=len(self.classes_))
+        counts = np.bincount(self._encode(y), minlength=len(self.classes_))
         self._check_counts(counts)
         offsets = _parts.start_offsets(counts[None, :], self.n_parts)[0]
-        part = _parts.deal(codes, len(self.classes_), self.n_parts, offsets,
-                           np.random.default_rng([split_seed, 0]))
+        pieces = _parts.split_block((X, y, sw), self.classes_, self.n_parts, offsets,
+                                    [split_seed, 0], X.shape[1])
         params = self._part_params(resolve_gamma(self.gamma, X), X.shape[0])
-        tasks = []
-        for p, seed in enumerate(part_seeds):
-            rows = np.flatnonzero(part == p)
-            data = (X[rows], y[rows], None if sw is None else sw[rows])
-            tasks.append(client.submit(_parts.fit_part, data, params[p], seed, pure=False))
-        return tasks
+        return [client.submit(_parts.fit_part, data, params[p], seed, pure=False)
+                for p, (data, seed) in enumerate(zip(pieces, part_seeds, strict=True))]
 
     def _block_futures(self, client, X, y, sample_weight):
         if _is_path_list(X):
@@ -361,11 +352,7 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
                        else np.vstack(centers))
         sizes = np.array([c.shape[0] for c in centers])
         self.part_offsets_ = np.r_[0, np.cumsum(sizes)]
-        k = payloads[0]["coef"].shape[0]
-        self.part_coef_ = np.zeros((sizes.sum(), len(payloads) * k))
-        for p, pl in enumerate(payloads):
-            rows = slice(self.part_offsets_[p], self.part_offsets_[p + 1])
-            self.part_coef_[rows, p * k:(p + 1) * k] = pl["coef"].T
+        self.part_coef_ = block_diag(*[pl["coef"].T for pl in payloads])
         self.part_intercept_ = np.concatenate([pl["intercept"] for pl in payloads])
         self.gamma_ = _union_gamma([pl["gamma"] for pl in payloads], sizes)
         self.part_n_iter_ = np.array([pl["n_iter"] for pl in payloads])
@@ -383,13 +370,12 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
             return newton_armijo(table, targets[:, j], loss, C=self.final_C, sample_weight=sw,
                                  tol=self.tol, max_iter=self.max_iter, callback=callback)
 
-        results = self._solve_each(self._n_problems, solve, self._problem_labels)
-        self.coef_ = np.zeros((self._n_problems, table.shape[1]))
-        self.intercept_ = np.zeros(self._n_problems)
-        self.n_iter_ = np.zeros(self._n_problems, dtype=int)
-        for j, res in enumerate(results):
-            self.coef_[j], self.intercept_[j], self.n_iter_[j] = (res.coef, res.intercept,
-                                                                  res.n_iter)
+        k = self._n_problems
+        results = self._solve_each(k, solve, self._problem_labels)
+        self.coef_, self.intercept_ = np.zeros((k, table.shape[1])), np.zeros(k)
+        self.n_iter_ = np.zeros(k, dtype=int)
+        for j, r in enumerate(results):
+            self.coef_[j], self.intercept_[j], self.n_iter_[j] = r.coef, r.intercept, r.n_iter
 
     # -------------------------------------------------------------- predict
     def _part_scores(self, X):

@@ -9,7 +9,8 @@ deal is exactly as balanced as a deal of the concatenated data. No block ever tr
 driver: a worker splits a block into ``n_parts`` pieces and each part's task fetches only its
 own pieces.
 
-Every function here runs on a worker and is a module-level function (importable by name).
+Every function here is module-level (importable by name) and runs on a worker, except that
+in-memory data is dealt by ``split_block`` on the driver.
 """
 
 from __future__ import annotations
@@ -113,24 +114,18 @@ def split_block(block, classes, n_parts, offsets, seed, n_features):
     X = _widen(X, n_features)
     codes = np.searchsorted(classes, y)
     part = deal(codes, len(classes), n_parts, offsets, np.random.default_rng(seed))
-    pieces = []
-    for p in range(n_parts):
-        rows = np.flatnonzero(part == p)
-        pieces.append((X[rows], y[rows], None if sw is None else sw[rows]))
-    return tuple(pieces)
+    rows = [np.flatnonzero(part == p) for p in range(n_parts)]
+    return tuple((X[r], y[r], None if sw is None else sw[r]) for r in rows)
 
 
 def stack_pieces(pieces):
     """Concatenate a part's pieces (one per block) into one ``(X, y, sample_weight)``."""
-    Xs = [p[0] for p in pieces]
+    Xs, ys, weights = zip(*pieces, strict=True)
     X = sp.vstack(Xs, format="csr") if any(sp.issparse(x) for x in Xs) else np.vstack(Xs)
-    y = np.concatenate([p[1] for p in pieces])
-    weights = [p[2] for p in pieces]
     if all(w is None for w in weights):
-        return X, y, None
-    sw = np.concatenate([np.ones(len(p[1])) if w is None else w
-                         for p, w in zip(pieces, weights, strict=True)])
-    return X, y, sw
+        return X, np.concatenate(ys), None
+    return X, np.concatenate(ys), np.concatenate(
+        [np.ones(len(y)) if w is None else w for y, w in zip(ys, weights, strict=True)])
 
 
 def fit_part(data, params, seed):

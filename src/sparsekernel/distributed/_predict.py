@@ -20,21 +20,17 @@ def _apply_frame(frame, model, method):
     import pandas as pd
 
     out = np.asarray(getattr(model, method)(frame))
-    if out.ndim == 1:
-        return pd.Series(out, index=frame.index)
-    return pd.DataFrame(out, index=frame.index)
+    return (pd.Series if out.ndim == 1 else pd.DataFrame)(out, index=frame.index)
 
 
 def _probe(model, method):
     """Apply the model to one row of zeros: the output's dtype and number of columns."""
-    n_features = model.n_features_in_
+    row = np.zeros((1, model.n_features_in_))
     names = getattr(model, "feature_names_in_", None)
     if names is not None:
         import pandas as pd
 
-        row = pd.DataFrame(np.zeros((1, n_features)), columns=names)
-    else:
-        row = np.zeros((1, n_features))
+        row = pd.DataFrame(row, columns=names)
     out = np.asarray(getattr(model, method)(row))
     return out.dtype, (None if out.ndim == 1 else out.shape[1])
 

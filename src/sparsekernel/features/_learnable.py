@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import iter_row_slices
+
 __all__ = ["BASIS_FUNCTIONS", "basis_gradient", "basis_values"]
 
 BASIS_FUNCTIONS = ("robust_rbf", "sbf")
@@ -28,9 +30,7 @@ _CHUNK_VALUES = 2**21  # values of one (rows x M x d) temporary
 
 
 def _chunks(n, M, d):
-    rows = max(1, _CHUNK_VALUES // max(M * d, 1))
-    for start in range(0, n, rows):
-        yield slice(start, min(start + rows, n))
+    return iter_row_slices(n, max(1, _CHUNK_VALUES // max(M * d, 1)))
 
 
 def _values_from_z(z, kind):

@@ -1,53 +1,43 @@
-"""The LR-LSSVM two-step algorithm (Fang, Xu, Hong & Gao 2019) on plain arrays.
+"""The LR-LSSVM two-step algorithm (Fang, Xu, Hong & Gao 2019, section III) on plain arrays.
 
-The kernel is ``K(x, x') = phi(x)^T phi(x')`` for M learnable basis functions (robust RBF or
-SBF, :mod:`sparsekernel.features._learnable`), so the LS-SVM (objective in
+With ``K(x, x') = phi(x)^T phi(x')`` for M learnable basis functions
+(:mod:`sparsekernel.features._learnable`), the LS-SVM (objective in
 :mod:`sparsekernel.lssvm._base`) is solved in closed form on the n x M design ``Phi``
-(centred (M+1) normal equations,
-:func:`~sparsekernel.solvers.least_squares.lssvm_normal_equations`), alternating with
-gradient steps on the centres ``mu`` and shapes ``sigma`` ("two-step" algorithm, paper
-section III). :func:`fit_learnable_bases` runs it; it takes arrays and parameters (never an
-estimator) and returns a ``SolverResult`` and the learned bases.
+(:func:`~sparsekernel.solvers.least_squares.lssvm_normal_equations`), alternating with
+gradient steps on the centres ``mu`` and shapes ``sigma``.
 
 Criteria for the basis step (the text's formulas are lost in our copy; these are our reading
-of its prose, written with yhat_i = f(x_i), weights s_i, S = sum_i s_i, summed over the
-one-vs-rest problems):
+of its prose, with yhat_i = f(x_i), weights s_i, S = sum_i s_i, summed over the one-vs-rest
+problems):
 
 - ``'abs'`` (paper eq. 23, "maximize the magnitude of model outputs"): maximise
   ``J = sum_i s_i |yhat_i| / S`` with w, b held at their closed-form values (as the paper
   states for eqs. 24-29). Non-differentiable at yhat_i = 0 (sign(0) := 0).
-- ``'square'`` (eq. 31, the differentiable version): maximise
-  ``J = sum_i s_i yhat_i^2 / (2 S)`` where w, b are the closed-form solution *as functions
-  of Phi* (the paper's trace formulas 33-35 differentiate through it). Since yhat is then a
-  shrunk projection of y, J is bounded by ||y||^2 / 2 and rewards basis functions that
-  explain the targets.
-- ``'target'`` ("targeted" objective, non-differentiable per the conclusions): minimise the
-  absolute error to the targets, ``J = sum_i s_i |y_i - yhat_i| / S``, w, b held fixed.
-  (formulas.md 1.3 guessed a squared error; the paper calls this criterion
-  non-differentiable, so we take the absolute one.)
-- ``'objective'`` (not one of the paper's criteria; formulas.md 1.3's "envelope" criterion):
-  minimise the LR-LSSVM objective itself, ``J*(mu, sigma) = min_{w,b} 1/2 ||w||^2 +
-  C/2 sum_i s_i ||y_i - f(x_i)||^2``. By the envelope theorem its gradient holds w, b at
-  their optimum: ``dJ*/dPhi = -C S E W^T`` with E the residuals. It descends exactly the
-  quantity the returned-iterate rule below ranks on.
+- ``'square'`` (eq. 31, the differentiable version): maximise ``J = sum_i s_i yhat_i^2 / (2 S)``
+  with w, b the closed-form solution *as functions of Phi* (the paper's trace formulas 33-35
+  differentiate through it). yhat is then a shrunk projection of y: J <= ||y||^2 / 2, and it
+  rewards basis functions that explain the targets.
+- ``'target'`` ("targeted" objective, non-differentiable per the conclusions): minimise
+  ``J = sum_i s_i |y_i - yhat_i| / S``, w, b held fixed (formulas.md 1.3 guessed a squared
+  error; the paper calls this criterion non-differentiable, so we take the absolute one).
+- ``'objective'`` (formulas.md 1.3's "envelope" criterion, not one of the paper's): minimise
+  ``J*(mu, sigma) = min_{w,b} 1/2 ||w||^2 + C/2 sum_i s_i ||y_i - f(x_i)||^2``; by the
+  envelope theorem ``dJ*/dPhi = -C S E W^T`` (E the residuals, w, b at their optimum). It
+  descends exactly the quantity the returned iterate is ranked on.
 
-Step (paper eq. 29, "constrained normalized gradient descent"): with g the gradient of the
-criterion to minimise (sign flipped for the maximised ones) with respect to the centres and
-the log-shapes ``log sigma`` (d/d log sigma = sigma d/d sigma; this keeps every shape
-positive without projection), ``theta <- theta - eta g / ||g||``. The step ``eta`` starts at
-``learning_rate``, halves whenever the criterion got worse, and grows by 10 % otherwise.
-The returned iterate is the one with the lowest LR-LSSVM objective (the problem being
-solved, min over w, b, mu, sigma of the family objective).
+Step (paper eq. 29, "constrained normalized gradient descent"): ``theta <- theta - eta g /
+||g||`` with g the gradient of the criterion to minimise with respect to the centres and the
+log-shapes (d/d log sigma = sigma d/d sigma keeps every shape positive without projection).
+``eta`` starts at ``learning_rate``, halves whenever the criterion got worse and grows by 10 %
+otherwise. The returned iterate is the one with the lowest LR-LSSVM objective.
 
-Initialisation (section III-D): centres by k-medoids with the L1 distance on (at most 2000
-rows of) the inputs; shapes ``sigma_kj = c / mean_{i in cluster k} ||x_i - mu_k||_1`` with
-c = 1 (robust RBF) or 1/2 (SBF, so a typical member is inside the support), unless
-``shape_init`` is a number (the paper's "preset constant, e.g. 1"). With ``n_init > 1`` the
-whole alternation is run from that many k-medoids seedings (the first one is the seeding
-``n_init=1`` uses) and the run with the lowest LR-LSSVM objective is kept: the training
-objective only, never held-out or test data. Dead units (max_i phi_k(x_i) <= 1e-12, an SBF
-whose support holds no training point) are re-seeded at the worst-fitted training point with
-their initial shape.
+Initialisation (section III-D): L1 k-medoids centres on at most 2000 rows; shapes
+``sigma_kj = c / mean_{i in cluster k} ||x_i - mu_k||_1`` (c = 1 robust RBF, 1/2 SBF, so a
+typical member is inside the support) unless ``shape_init`` is the paper's "preset constant,
+e.g. 1". ``n_init > 1`` reruns from more seedings (the first one that of ``n_init=1``) and
+keeps the lowest training objective, never held-out data. Dead units (max_i phi_k(x_i) <=
+1e-12, an SBF whose support holds no training point) are re-seeded at the worst-fitted
+training point with their initial shape.
 """
 
 from __future__ import annotations
@@ -57,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..basis._base import subsample_rows
 from ..basis._kmedoids import kmedoids_l1
 from ..solvers import SolverResult
 from ..solvers.least_squares import lssvm_normal_equations
@@ -150,9 +141,7 @@ def initial_bases(X, M, basis_function, shape_init="auto", centers=None, random_
                              f"got {mu.shape}.")
         labels = np.abs(X[:, None] - mu[None]).sum(-1).argmin(1)
     else:
-        rows = np.arange(X.shape[0])
-        if len(rows) > _KMEDOIDS_ROWS:
-            rows = np.sort(rng.choice(len(rows), _KMEDOIDS_ROWS, replace=False))
+        rows = subsample_rows(X.shape[0], _KMEDOIDS_ROWS, rng)
         med, labels = kmedoids_l1(X[rows], M, random_state=rng)
         mu, X = X[rows][med], X[rows]
     if shape_init != "auto":
@@ -307,14 +296,11 @@ def fit_learnable_bases(X, Y, sample_weight, *, n_basis, basis_function="robust_
         if run.status == "interrupted":
             best.status, best.message = run.status, run.message
             break
-    return _as_result(best), LearnedBases(best.mu, best.sigma, best.best_iter, n_reseeded,
-                                          np.array(best.history))
-
-
-def _as_result(run):
-    return SolverResult(
-        coef=run.W, intercept=run.b, objective=float(run.objective), grad_norm=float("nan"),
-        tol_reached=float("nan"), n_iter=run.n_iter, converged=run.status != "interrupted",
-        status=run.status, message=f"LR-LSSVM {run.message} Returned iterate "
-        f"{run.best_iter} (lowest objective).",
-        history=[{"objective": o, "criterion": j} for o, j in run.history])
+    result = SolverResult(
+        coef=best.W, intercept=best.b, objective=float(best.objective), grad_norm=float("nan"),
+        tol_reached=float("nan"), n_iter=best.n_iter, converged=best.status != "interrupted",
+        status=best.status, message=f"LR-LSSVM {best.message} Returned iterate "
+        f"{best.best_iter} (lowest objective).",
+        history=[{"objective": o, "criterion": j} for o, j in best.history])
+    return result, LearnedBases(best.mu, best.sigma, best.best_iter, n_reseeded,
+                                np.array(best.history))

@@ -1,30 +1,28 @@
-"""Nystrom features K(X, Z) U Lambda^(-1/2): the LLSVM empirical kernel map.
+"""Nystrom features K(X, Z) M: the LLSVM empirical kernel map (identity: NystromFeatures).
 
-With the eigendecomposition K(Z, Z) = U Lambda U^T, the features F = K(X, Z) U Lambda^(-1/2)
-satisfy F F^T = K(X, Z) K(Z, Z)^+ K(Z, X), the Nystrom approximation of K(X, X); with Z = X it
-is K(X, X) itself. Eigenvalues at or below ``rcond * lambda_max`` are dropped rather than
-inverted. For a positive semi-definite kernel that is exact, not an approximation: a
-direction u with K(Z, Z) u = 0 has ||sum_j u_j phi(z_j)|| = 0, so K(x, Z) u = 0 for every x
-and the direction carries nothing. Duplicate landmarks therefore cost one feature each and
-never produce infinities; negative eigenvalues of an indefinite kernel (sigmoid) are dropped
-as well. The default ``rcond`` is ``10 * eps`` of the feature dtype (2.2e-15 for float64,
-1.2e-6 for float32), because rounding errors of size eps in K(x, Z) are amplified by
-lambda^(-1/2) in the features: float32 features cannot resolve smaller eigenvalues (on the
-checkerboard a floor of m * eps32 instead dropped useful components and raised the error).
+Eigen whitening (``method='eigh'``): M = U Lambda^(-1/2) with K(Z, Z) = U Lambda U^T.
+Eigenvalues at or below ``rcond * lambda_max`` are dropped rather than inverted. For a positive
+semi-definite kernel that is exact, not an approximation: a direction u with K(Z, Z) u = 0 has
+||sum_j u_j phi(z_j)|| = 0, so K(x, Z) u = 0 for every x and the direction carries nothing.
+Duplicate landmarks therefore cost one feature each and never produce infinities; negative
+eigenvalues of an indefinite kernel (sigmoid) are dropped as well. The default ``rcond`` is
+``10 * eps`` of the feature dtype (2.2e-15 for float64, 1.2e-6 for float32), because rounding
+errors of size eps in K(x, Z) are amplified by lambda^(-1/2) in the features: float32 features
+cannot resolve smaller eigenvalues (on the checkerboard a floor of m * eps32 instead dropped
+useful components and raised the error).
 
 Cholesky whitening (``method='cholesky'``, LowRankSVC's default). A pivoted Cholesky
 factorization P^T K(Z, Z) P = L L^T (LAPACK ``pstrf``) stops when the largest remaining pivot
 (the variance of a landmark not explained by those already chosen) is at or below the floor
 times an upper bound of lambda_max (the largest absolute row sum). The r landmarks chosen
-before that, Z_r, give the features F = K(X, Z_r) L_r^(-T), with F F^T = K(X, Z_r)
-K(Z_r, Z_r)^(-1) K(Z_r, X): the Nystrom approximation on the numerically independent
-landmarks, which differs from the eigen map's by at most the floor (the other landmarks are
-in their span to that accuracy). Duplicates and near-duplicates are dropped, so r <= m (328
-of 1000 landmarks on the float32 checkerboard, as the eigen map keeps 328 components), and a
-linear model with the rotation-invariant penalty ||beta||^2 sees the same features up to a
-rotation. The map is a product with the triangular M = L_r^(-T) on r landmarks: half the
-flops of the dense product with U Lambda^(-1/2) on all m (0.38 s against 0.75 s at n =
-20,000, m = r = 2000), and no eigendecomposition.
+before that, Z_r, give F = K(X, Z_r) L_r^(-T): the Nystrom approximation on the numerically
+independent landmarks, within the floor of the eigen map's (the others are in their span to
+that accuracy). Duplicates and near-duplicates are dropped, so r <= m (328 of 1000 landmarks
+on the float32 checkerboard, as the eigen map keeps 328 components), and a linear model with
+the rotation-invariant penalty ||beta||^2 sees the same features up to a rotation. The map is
+a product with the triangular M = L_r^(-T) on r landmarks: half the flops of the dense product
+with U Lambda^(-1/2) on all m (0.38 s against 0.75 s at n = 20,000, m = r = 2000), and no
+eigendecomposition.
 """
 
 from __future__ import annotations
@@ -47,16 +45,14 @@ from ..base import (
 from ..kernels import Kernel
 from ..utils import Interval, Options, eigenvalue_floor, numpy_blas_single_threaded
 
-__all__ = ["NystromFeatures", "NystromMap", "nystrom_from_basis", "nystrom_map"]
+__all__ = ["NystromFeatures", "NystromMap", "NystromMapMixin", "nystrom_from_basis", "nystrom_map"]
 
 
 class NystromMap:
     """A fitted Nystrom map: kernel, landmarks Z and normalization M (features K(X, Z) M).
 
-    Plain object (no scikit-learn contract) shared by :class:`NystromFeatures` and the
-    low-rank SVM, which applies it chunk by chunk to streams. M = U Lambda^(-1/2)
-    (``eigenvalues`` given), or the upper-triangular M = L^(-T) of Cholesky whitening
-    (``triangular=True``), which ``transform`` applies as a triangular product.
+    Plain object shared by :class:`NystromFeatures` and the low-rank SVM (which applies it to
+    stream chunks). ``triangular=True``: M = L^(-T) of Cholesky whitening, a triangular product.
     """
 
     def __init__(self, kernel, Z, normalization, eigenvalues, triangular=False):
@@ -133,8 +129,7 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     # two OpenBLAS threads took 19 s for m = 2000 against 4-5 s for one.
     with threadpool_limits(limits=1, user_api="blas"):
         lam, U = eigh(K.astype(np.result_type(dtype, np.float32), copy=False), driver="evd")
-    lam, U = lam.astype(np.float64), U.astype(np.float64)
-    lam, U = lam[::-1], U[:, ::-1]  # descending: component 0 is the largest
+    lam, U = lam[::-1].astype(np.float64), U[:, ::-1].astype(np.float64)  # descending
     # Fix each eigenvector's sign (largest entry positive) so features are reproducible.
     U = U * np.sign(U[np.abs(U).argmax(axis=0), np.arange(U.shape[1])])
     keep = lam > eigenvalue_floor(dtype, rcond) * max(lam[0], 0.0)
@@ -168,8 +163,26 @@ def _cholesky_map(kernel, Z, K, floor):
     return fmap
 
 
+class NystromMapMixin:
+    """Estimator glue of a fitted :class:`NystromMap` (``rcond``, ``_fit_kernel_basis``)."""
+
+    def _fit_map(self, X, y_basis=None, method="eigh"):
+        """Landmarks chosen with this estimator's kernel, then whitened; stores the map."""
+        kern, res = self._fit_kernel_basis(X, y_basis)
+        fmap = nystrom_from_basis(kern, res, self.rcond, X.dtype, method)
+        # Cholesky whitening keeps the independent landmarks only (and their widths).
+        self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, fmap.indices, fmap.kernel.gamma
+        self.normalization_, self.eigenvalues_ = fmap.normalization, fmap.eigenvalues
+        return fmap
+
+    def _map(self):
+        return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_,
+                          triangular=self.eigenvalues_ is None)  # Cholesky: M = L^(-T)
+
+
 @fill_doc
-class NystromFeatures(TransformerMixin, KernelExpansionMixin, SparseKernelEstimator):
+class NystromFeatures(TransformerMixin, NystromMapMixin, KernelExpansionMixin,
+                      SparseKernelEstimator):
     """Map X to Nystrom features K(X, Z) U Lambda^(-1/2) on m landmarks Z (LLSVM).
 
     Inner products of the features approximate the kernel: F(X) F(Y)^T = K(X, Z) K(Z, Z)^+
@@ -225,15 +238,8 @@ class NystromFeatures(TransformerMixin, KernelExpansionMixin, SparseKernelEstima
 
     def fit(self, X, y=None):
         """Choose the landmarks from X and whiten K(Z, Z)."""
-        X = self._validate_X(X, reset=True)
-        kern, res = self._fit_kernel_basis(X)
-        fmap = nystrom_from_basis(kern, res, self.rcond, X.dtype, "eigh")
-        self.basis_, self.normalization_ = fmap.Z, fmap.normalization
-        self.eigenvalues_, self.n_components_ = fmap.eigenvalues, fmap.n_components
+        self.n_components_ = self._fit_map(self._validate_X(X, reset=True)).n_components
         return self
-
-    def _map(self):
-        return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_)
 
     def transform(self, X):
         """Return the (n, n_components_) features, float32 for float32 input."""
@@ -242,7 +248,6 @@ class NystromFeatures(TransformerMixin, KernelExpansionMixin, SparseKernelEstima
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 

@@ -92,19 +92,16 @@ class ReducedFeatures(TransformerMixin, KernelExpansionMixin, SparseKernelEstima
 
     def fit(self, X, y=None):
         """Choose the basis points Z from X (with this transformer's kernel)."""
-        X = self._validate_X(X, reset=True)
-        self._fit_kernel_basis(X)
+        self._fit_kernel_basis(self._validate_X(X, reset=True))
         return self
 
     def transform(self, X):
         """Return K(X, Z) of shape (n, m), float32 for float32 input."""
         check_is_fitted(self)
         X = self._validate_X(X)
-        Z = self.basis_.astype(X.dtype, copy=False)
-        return self._kernel()(X, Z)
+        return self._kernel()(X, self.basis_.astype(X.dtype, copy=False))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

@@ -59,7 +59,7 @@ Compatibility: a file whose ``format_version`` is newer than :data:`FORMAT_VERSI
 class default; a saved parameter the class no longer accepts is an error.
 """
 
-from ._errors import ModelFormatError
+from ._codec import ModelFormatError
 from ._persistence import FORMAT_VERSION, load, save
 
 __all__ = ["FORMAT_VERSION", "ModelFormatError", "load", "save"]

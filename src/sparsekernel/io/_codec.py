@@ -1,7 +1,5 @@
-"""Turn parameter and attribute values into JSON plus named arrays, and back.
+"""Turn parameter and attribute values into JSON plus named arrays (``{key: ndarray}``), and back.
 
-``encode`` returns a JSON-compatible tree and fills ``arrays`` (``{key: ndarray}``) with
-the arrays it references; ``decode`` rebuilds the value, reading arrays through a callback.
 Every JSON object in the tree is a tagged node (see the format description in
 :mod:`sparsekernel.io`), so plain dicts from a file are never taken for values.
 """
@@ -14,9 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ._errors import ModelFormatError
-
-__all__ = ["UnsupportedValueError", "decode", "encode"]
+__all__ = ["ModelFormatError", "UnsupportedValueError", "decode", "encode"]
 
 _NONFINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 _SPARSE_CONTAINERS = {"csr_matrix": sp.csr_matrix, "csr_array": sp.csr_array}
@@ -24,6 +20,14 @@ _SUPPORTED = (
     "None, bool, int, float, str, numpy scalars, numpy arrays (not of object dtype, except "
     "arrays of str), scipy sparse matrices, lists, tuples, dicts and sparsekernel estimators"
 )
+
+
+class ModelFormatError(ValueError):
+    """A model cannot be saved in, or read from, the sparsekernel model format.
+
+    Raised by :func:`~sparsekernel.io.save` when the estimator holds a value the format cannot
+    represent, and by :func:`~sparsekernel.io.load` when a file is not a valid model file.
+    """
 
 
 class UnsupportedValueError(Exception):
@@ -150,24 +154,11 @@ def _short(node):
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _decode_float(node, read_array, registry):
-    return _NONFINITE[node["__float__"]]
-
-
 def _decode_numpy_scalar(node, read_array, registry):
     dtype = np.dtype(node["__numpy__"])
     if dtype.kind not in "biuf":
         raise ValueError(f"dtype {dtype} is not a bool, integer or float dtype")
     return dtype.type(decode(node["value"], read_array, registry))
-
-
-def _decode_tuple(node, read_array, registry):
-    return tuple(decode(v, read_array, registry) for v in node["__tuple__"])
-
-
-def _decode_dict(node, read_array, registry):
-    return {decode(k, read_array, registry): decode(v, read_array, registry)
-            for k, v in node["__dict__"]}
 
 
 def _decode_array(node, read_array, registry):
@@ -210,10 +201,13 @@ def instantiate(cls, params):
 
 
 _DECODERS = {
-    "__float__": _decode_float,
+    "__float__": lambda node, read_array, registry: _NONFINITE[node["__float__"]],
     "__numpy__": _decode_numpy_scalar,
-    "__tuple__": _decode_tuple,
-    "__dict__": _decode_dict,
+    "__tuple__": lambda node, read_array, registry: tuple(
+        decode(v, read_array, registry) for v in node["__tuple__"]),
+    "__dict__": lambda node, read_array, registry: {
+        decode(k, read_array, registry): decode(v, read_array, registry)
+        for k, v in node["__dict__"]},
     "__array__": _decode_array,
     "__sparse__": _decode_sparse,
     "__estimator__": _decode_estimator,

@@ -8,12 +8,11 @@ import secrets
 import zipfile
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
-from . import _registry
-from ._codec import UnsupportedValueError, decode, encode, instantiate
-from ._errors import ModelFormatError
+from ._codec import ModelFormatError, UnsupportedValueError, decode, encode, instantiate
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "allowed_classes", "load", "save"]
 
 FORMAT_NAME = "sparsekernel-model"
 #: Version of the file layout written by :func:`save`; :func:`load` reads versions up to it.
@@ -38,7 +37,7 @@ def save(model, path):
         If the class is not a sparsekernel estimator, or a parameter or public fitted
         attribute holds a value the format cannot store (the message names it and its type).
     """
-    metadata, arrays = _encode_model(model, _registry.allowed_classes())
+    metadata, arrays = _encode_model(model, allowed_classes())
     # Write next to the target and rename, so a failed save never leaves a half-written file.
     # (Not tempfile.mkstemp: its 0600 mode would make every saved model private.)
     tmp = f"{os.fsdecode(path)}.{secrets.token_hex(4)}.tmp"
@@ -136,7 +135,7 @@ def load(path):
         ) from None
     with zf:
         metadata = _read_metadata(zf, path)
-        registry = _registry.allowed_classes()
+        registry = allowed_classes()
         cls = _model_class(metadata, registry)
         read_array = _array_reader(zf, _section(metadata, "arrays"))
         params = {p: decode(v, read_array, registry)
@@ -237,3 +236,22 @@ def _array_reader(zf, index):
         return array
 
     return read_array
+
+
+def allowed_classes():
+    """Return ``{class name: class}`` for every estimator the model format may instantiate.
+
+    These are the estimators exported by ``sparsekernel.__all__`` (the models) and by
+    ``sparsekernel.basis.__all__`` (selectors, which appear as nested parameters).
+    """
+    # Imported here, not at module level: the top-level package may import sparsekernel.io.
+    import sparsekernel
+    import sparsekernel.basis
+
+    classes = {}
+    for module in (sparsekernel, sparsekernel.basis):
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name, None)
+            if isinstance(obj, type) and issubclass(obj, BaseEstimator):
+                classes.setdefault(obj.__name__, obj)
+    return classes

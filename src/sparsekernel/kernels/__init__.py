@@ -10,16 +10,6 @@ from ._functions import (
 )
 from ._kernel import KERNELS, Kernel, resolve_gamma
 
-__all__ = [
-    "CACHE_BLOCK_BYTES",
-    "KERNELS",
-    "Kernel",
-    "iter_row_slices",
-    "laplacian_kernel",
-    "linear_kernel",
-    "plan_block_rows",
-    "polynomial_kernel",
-    "rbf_kernel",
-    "resolve_gamma",
-    "sigmoid_kernel",
-]
+__all__ = ["CACHE_BLOCK_BYTES", "KERNELS", "Kernel", "iter_row_slices", "laplacian_kernel",
+           "linear_kernel", "plan_block_rows", "polynomial_kernel", "rbf_kernel", "resolve_gamma",
+           "sigmoid_kernel"]

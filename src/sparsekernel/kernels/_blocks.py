@@ -1,8 +1,4 @@
-"""Turn one memory budget into row blocks.
-
-A kernel declares how many values it needs per (row, centre) pair and per (row, feature) pair
-while computing one block; the planner picks the largest number of rows that fits the budget.
-"""
+"""Turn one memory budget into the row blocks of a kernel evaluation."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
-"""Kernel math as pure functions of (X, Z) blocks.
+"""Kernel math as pure functions of one (X, Z) block (memory planning: ``_blocks.py``).
 
 Every function accepts dense arrays or CSR matrices for ``X`` and ``Z`` and returns a dense
-``(n_x, n_z)`` array in the working dtype: float32 when both inputs are float32, else float64.
-These functions see one block at a time; memory planning lives in ``_blocks.py``.
+``(n_x, n_z)`` array in the working dtype (:func:`working_dtype`).
 """
 
 from __future__ import annotations
@@ -11,15 +10,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
-__all__ = [
-    "laplacian_kernel",
-    "linear_kernel",
-    "polynomial_kernel",
-    "rbf_kernel",
-    "sigmoid_kernel",
-    "squared_norms",
-    "working_dtype",
-]
+__all__ = ["laplacian_kernel", "linear_kernel", "polynomial_kernel", "rbf_kernel",
+           "sigmoid_kernel", "squared_norms", "working_dtype"]
 
 
 def working_dtype(*arrays):

@@ -103,12 +103,6 @@ class Kernel:
             return F.sigmoid_kernel(X, Z, self.gamma, self.coef0, out=out)
         return F.linear_kernel(X, Z, out=out)
 
-    def _check_gamma_shape(self, Z):
-        if not np.isscalar(self.gamma) and len(self.gamma) != Z.shape[0]:
-            raise ValueError(
-                f"Per-centre gamma has {len(self.gamma)} entries but Z has {Z.shape[0]} rows."
-            )
-
     def block_rows(self, X, Z):
         """Rows of X per block for this kernel, X and Z under the memory budget."""
         itemsize = F.working_dtype(X, Z).itemsize
@@ -123,7 +117,10 @@ class Kernel:
         With ``out`` (an (n, m) C-contiguous array of the working dtype) dense blocks are
         computed directly into ``out[rows]``, saving a copy.
         """
-        self._check_gamma_shape(Z)
+        if not np.isscalar(self.gamma) and len(self.gamma) != Z.shape[0]:
+            raise ValueError(
+                f"Per-centre gamma has {len(self.gamma)} entries but Z has {Z.shape[0]} rows."
+            )
         block_rows = block_rows or self.block_rows(X, Z)
         zn = F.squared_norms(Z, F.working_dtype(X, Z)) if self.name == "rbf" else None
         for rows in iter_row_slices(X.shape[0], block_rows):

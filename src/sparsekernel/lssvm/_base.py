@@ -1,4 +1,4 @@
-"""Shared glue of the LS-SVM family: the exact and the reduced fit.
+"""The LS-SVM family's objective and shared glue; LSSVR and LSSVC, its exact and reduced fit.
 
 Objective of the whole LS-SVM family (LSSVR/LSSVC, the pruned and online variants, and the
 low-rank LR-LSSVM), per regression target or one-vs-rest class problem::
@@ -29,11 +29,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._docs import fill_doc
 from ..base import (
     BASIS_CONSTRAINTS,
     KERNEL_CONSTRAINTS,
     N_BASIS,
     KernelExpansionMixin,
+    OneVsRestClassifierMixin,
+    SingleTargetRegressorMixin,
     SparseKernelEstimator,
     report_result,
 )
@@ -42,7 +45,8 @@ from ..kernels import resolve_gamma
 from ..solvers import lssvm_dual, lssvm_primal
 from ..utils import constraints, parse_memory_budget
 
-__all__ = ["ATTRIBUTES", "BaseLSSVM", "KERNEL_PARAMS", "LSSVM_CONSTRAINTS", "as_single_target"]
+__all__ = ["ATTRIBUTES", "BaseLSSVM", "KERNEL_PARAMS", "LSSVC", "LSSVM_CONSTRAINTS", "LSSVR",
+           "fit_data", "fitted"]
 
 #: Parameters of every kernel LS-SVM (the low-rank one has no kernel).
 LSSVM_CONSTRAINTS = {**KERNEL_CONSTRAINTS, **constraints("C", "verbose")}
@@ -87,14 +91,8 @@ class _FeatureBlocks:
     def __init__(self, fmap, X):
         self.fmap, self.X = fmap, X
         self.block_rows = fmap.kernel.block_rows(X, fmap.Z)
-
-    @property
-    def shape(self):
-        return (self.X.shape[0], self.fmap.n_components)
-
-    @property
-    def dtype(self):
-        return np.result_type(self.X.dtype, np.float32)
+        self.shape = (X.shape[0], fmap.n_components)
+        self.dtype = np.result_type(X.dtype, np.float32)
 
     def __iter__(self):
         n = self.X.shape[0]
@@ -109,17 +107,36 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
     _parameter_constraints = {**LSSVM_CONSTRAINTS, **BASIS_CONSTRAINTS,
                               "n_basis": [None, *N_BASIS]}
 
-    def _fit_targets(self, X, Y, sw, y_basis):
-        """Solve for the target columns Y (n, k); set basis_, coef_ (k, m), intercept_ (k,)."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Real targets (regression) or class labels; more than two classes are fitted
+            one-vs-rest on one shared kernel factorization (exact) or feature map (reduced).
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights ``s_i`` of the squared errors.
+
+        Returns
+        -------
+        self
+        """
+        X, Y, sw, y_enc = fit_data(self, X, y, sample_weight)
         if self.n_basis is None:
             self.gamma_ = resolve_gamma(self.gamma, X)
             res = self._fit_exact(X, Y, sw)
         else:
-            res = self._fit_reduced(X, Y, sw, y_basis)
+            res = self._fit_reduced(X, Y, sw, y_enc)
         report_result(self, res)
-        return res
+        return fitted(self)
 
-    def _check_exact_memory(self, n):
+    def _fit_exact(self, X, Y, sw):
+        """The exact LS-SVM with the kernel of ``gamma_``: every positive-weight row is a
+        basis point (zero-weight rows have alpha = 0, so they stay out of the n x n system)."""
+        keep = np.flatnonzero(sw > 0)
+        n = len(keep)
         need, budget = 24 * n * n, parse_memory_budget(self.memory_budget)
         if need > budget:
             raise ValueError(
@@ -129,12 +146,6 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
                 f"is min(n, 1000) basis functions) for the reduced LS-SVM, or raise "
                 f"memory_budget."
             )
-
-    def _fit_exact(self, X, Y, sw):
-        """The exact LS-SVM with the kernel of ``gamma_``: every positive-weight row is a
-        basis point (zero-weight rows have alpha = 0, so they stay out of the n x n system)."""
-        keep = np.flatnonzero(sw > 0)
-        self._check_exact_memory(len(keep))
         Xk = X[keep]
         res = lssvm_dual(self._kernel()(Xk, Xk), Y[keep], self.C, sw[keep])
         self.basis_, self.basis_indices_ = Xk, keep
@@ -158,7 +169,90 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         self.objective_ = float(res.objective)
 
 
-def as_single_target(est):
-    """A regressor's one target column as ``coef_`` of shape (m,) and a float intercept."""
-    est.coef_, est.intercept_ = est.coef_[0], float(est.intercept_[0])
+def fit_data(est, X, y, sample_weight):
+    """Validated ``(X, Y, sw, y_enc)``: a classifier's +-1 one-vs-rest target columns and
+    encoded labels, or a regressor's one target column (``y_enc`` None)."""
+    if isinstance(est, OneVsRestClassifierMixin):
+        X, y_enc, Y, sw = est._classifier_data(X, y, sample_weight)
+        return X, Y, sw, y_enc
+    X, y, sw = est._regressor_data(X, y, sample_weight)
+    return X, y[:, None], sw, None
+
+
+def fitted(est):
+    """``est``, a regressor's one target column stored as ``coef_`` (m,), float intercept."""
+    if not isinstance(est, OneVsRestClassifierMixin):
+        est.coef_, est.intercept_ = est.coef_[0], float(est.intercept_[0])
     return est
+
+
+@fill_doc
+class LSSVR(SingleTargetRegressorMixin, BaseLSSVM):
+    __doc__ = """Least-squares support vector regression (Suykens), reduced or exact.
+
+    Reduced on ``n_basis`` points, or exact with ``n_basis=None``; the objective is the LS-SVM
+    family's (:mod:`sparsekernel.lssvm._base`).
+""" + KERNEL_PARAMS + """    {n_basis}
+    {basis}
+    {memory_budget}
+    {random_state}
+    {verbose}
+""" + ATTRIBUTES
+
+    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis="auto",
+                 basis="random", memory_budget=None, random_state=None, verbose=0):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.C = C
+        self.n_basis = n_basis
+        self.basis = basis
+        self.memory_budget = memory_budget
+        self.random_state = random_state
+        self.verbose = verbose
+
+
+@fill_doc
+class LSSVC(OneVsRestClassifierMixin, BaseLSSVM):
+    __doc__ = """Least-squares support vector classifier (Suykens & Vandewalle 1999).
+
+    Reduced on ``n_basis`` points, or exact with ``n_basis=None``; the objective is the LS-SVM
+    family's (:mod:`sparsekernel.lssvm._base`).
+""" + KERNEL_PARAMS + """    {n_basis}
+    {basis}
+    {memory_budget}
+    {class_weight}
+    {random_state}
+    {verbose}
+""" + ATTRIBUTES + """    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sparsekernel import LSSVC
+    >>> X, y = make_moons(300, noise=0.1, random_state=0)
+    >>> exact = LSSVC(gamma=2.0, C=10.0, n_basis=None).fit(X, y)
+    >>> reduced = LSSVC(gamma=2.0, C=10.0, n_basis=40, random_state=0).fit(X, y)
+    >>> exact.n_support_, reduced.n_support_
+    (300, 40)
+    """
+
+    _parameter_constraints = {**BaseLSSVM._parameter_constraints,
+                              **constraints("class_weight")}
+
+    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis="auto",
+                 basis="random", memory_budget=None, class_weight=None, random_state=None,
+                 verbose=0):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.C = C
+        self.n_basis = n_basis
+        self.basis = basis
+        self.memory_budget = memory_budget
+        self.class_weight = class_weight
+        self.random_state = random_state
+        self.verbose = verbose

@@ -1,9 +1,8 @@
 """Low-rank LS-SVM with learnable basis functions (LR-LSSVM; Fang, Xu, Hong & Gao 2019).
 
-The estimators standardise the inputs, learn the M basis functions and the weights on them
-with :func:`sparsekernel.features._lowrank_fit.fit_learnable_bases` (the two-step algorithm,
-its criteria, step rule and initialisation are described there), and store the bases in input
-units.
+The estimators standardise X, learn the bases and weights with
+:func:`sparsekernel.features._lowrank_fit.fit_learnable_bases` (where the algorithm is
+described) and store the bases in input units.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ from ..basis import resolve_n_basis
 from ..features._learnable import BASIS_FUNCTIONS, basis_values
 from ..features._lowrank_fit import CRITERIA, fit_learnable_bases
 from ..utils import Interval, Options, constraints
-from ._base import as_single_target
+from ._base import fit_data, fitted
 
 __all__ = ["LowRankLSSVC", "LowRankLSSVR"]
 
@@ -108,8 +107,22 @@ class _LowRankBase(KernelExpansionMixin, SparseKernelEstimator):
         "basis": [Options("kmedoids"), "array-like"],
     }
 
-    def _fit_bases(self, X, Y, sw):
-        """Standardise, learn the bases and weights, store them in input units."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit bases, weights and bias (one-vs-rest problems share the M bases).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            CSR input is densified (the bases work on dense rows).
+        y : array-like of shape (n_samples,)
+            Real targets (regression) or class labels.
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        X, Y, sw, _ = fit_data(self, X, y, sample_weight)
         Xd = _dense(X)
         mean, scale = Xd.mean(axis=0), Xd.std(axis=0)
         scale[scale == 0] = 1.0
@@ -135,6 +148,7 @@ class _LowRankBase(KernelExpansionMixin, SparseKernelEstimator):
             res.intercept)
         self.objective_, self.n_iter_, self.best_iter_ = res.objective, res.n_iter, bases.best_iter
         self.history_, self.n_reseeded_ = bases.history, bases.n_reseeded
+        return fitted(self)
 
     def transform_bases(self, X):
         """The learned features phi(x), shape (n, M)."""
@@ -144,8 +158,7 @@ class _LowRankBase(KernelExpansionMixin, SparseKernelEstimator):
 
     def _raw_decision(self, X):
         # The learned bases are not a Kernel: phi(X) W^T + b instead of K(X, Z) coef^T + b.
-        return self.transform_bases(X) @ np.atleast_2d(self.coef_).T + np.atleast_1d(
-            self.intercept_)
+        return self.transform_bases(X) @ self._expansion_coef() + np.atleast_1d(self.intercept_)
 
 
 @fill_doc
@@ -169,24 +182,6 @@ class LowRankLSSVR(SingleTargetRegressorMixin, _LowRankBase):
         self.basis = basis
         self.random_state = random_state
         self.verbose = verbose
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit bases, weights and bias.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            CSR input is densified (the bases work on dense rows).
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-
-        Returns
-        -------
-        self
-        """
-        X, y, sw = self._regressor_data(X, y, sample_weight)
-        self._fit_bases(X, y[:, None], sw)
-        return as_single_target(self)
 
 
 @fill_doc
@@ -225,22 +220,3 @@ class LowRankLSSVC(OneVsRestClassifierMixin, _LowRankBase):
         self.class_weight = class_weight
         self.random_state = random_state
         self.verbose = verbose
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit bases, weights and bias (one-vs-rest problems share the M bases).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            CSR input is densified (the bases work on dense rows).
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-
-        Returns
-        -------
-        self
-        """
-        X, _, Y, sw = self._classifier_data(X, y, sample_weight)
-        self._fit_bases(X, Y, sw)
-        return self
-

@@ -1,7 +1,4 @@
-"""On-line pruning LS-SVM regression with a fixed budget (Kim, Shim & Oh).
-
-Section 3 of the paper, as :class:`OnlineLSSVR` states it; the model predicts at any time
-from the N_w kept points (re-solved on them).
+"""On-line pruning LS-SVM regression with a fixed budget (Kim, Shim & Oh, section 3).
 
 Faithfulness notes (checked against the full text of the paper): the "modified pruned support
 vectors and their corresponding outputs" of the paper are the *set* {x_i*, y_i*} that changes
@@ -19,9 +16,6 @@ subset gives about 4x); N_w of about 500 brings the ratio against f to 1.1.
 
 Each arrival costs O(N_w^2): :class:`~sparsekernel.solvers.IncrementalLSSVM` borders and
 downdates the inverse of the working set's system instead of solving it afresh (O(N_w^3)).
-Kernel rows come from one K(chunk, working set + chunk) evaluation per chunk of arrivals:
-the working set during a chunk only ever holds the chunk's points and those present at its
-start.
 """
 
 from __future__ import annotations
@@ -128,8 +122,6 @@ class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernel
         -------
         self
         """
-        for attr in ("_solver", "_Xw"):
-            self.__dict__.pop(attr, None)
         X, y, sw = self._regressor_data(X, y, sample_weight)
         self._start(X)
         return self._stream(X, y, sw)
@@ -204,8 +196,8 @@ class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernel
         return self
 
     def _stream_chunk(self, kern, Xc, yc, sc, offset):
-        """Stream one chunk; return the rows done. Kernel rows come from K(chunk, slots at
-        the chunk's start + chunk), computed once."""
+        """Stream one chunk; return the rows done. One K(chunk, slots at the chunk's start +
+        chunk) serves every arrival: the working set only ever holds those points meanwhile."""
         solver, Xw, budget = self._solver, self._Xw, self.n_basis
         cap = solver.capacity
         Kc = kern(Xc, np.vstack([Xw, Xc]))
@@ -227,12 +219,10 @@ class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernel
         idx = np.flatnonzero(solver.active)
         if idx.size == 0:
             raise ValueError("OnlineLSSVR has seen no sample with a positive weight.")
-        alpha, b = solver.solve()
+        res = solver.result()  # coef = alpha over the occupied slots, in slot order
+        self.coef_, self.intercept_, self.objective_ = res.coef, res.intercept, res.objective
         self.basis_ = self._Xw[idx].copy()
-        self.coef_, self.intercept_ = alpha[idx].copy(), b
         self.support_targets_ = solver.y[idx].copy()
         self.support_weights_ = solver.s[idx].copy()
-        res = solver.result()
-        self.objective_ = res.objective
         report_result(self, res)
 

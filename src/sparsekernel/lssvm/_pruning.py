@@ -2,16 +2,12 @@
 
 Procedure (as summarised by Kim, Shim & Oh, section 3): (a) train the LS-SVM on N points;
 (b) remove a small fraction (5 %) with the smallest |alpha_i|; (c) retrain on the rest;
-(d) iterate until the performance degrades. Here "degrades" is made precise: the held-out
-mean squared error of f against the targets (the LS-SVM's own loss) rises above
-``(1 + prune_tol)`` times that of the unpruned model; the last model within the tolerance is
-kept.
+(d) iterate until the performance degrades, here: until the held-out mean squared error of f
+(the LS-SVM's own loss) exceeds ``(1 + prune_tol)`` times the unpruned model's.
 
-Why separate estimators rather than a ``prune=`` switch on LSSVR/LSSVC: pruning needs its own
-parameters (fraction, tolerance, validation data), its own fitted attribute (the path), a
-fit signature with a validation set, and works on the exact dual only (it ranks training
-points by |alpha_i|); folding that into LSSVR would leave four parameters that mean nothing
-for the reduced fit. Both estimators share all of LSSVR/LSSVC's fitting code.
+Separate estimators rather than a ``prune=`` switch on LSSVR/LSSVC because pruning ranks
+training points by the exact dual's |alpha_i| and needs its own parameters, fitted path and
+validation data, all meaningless for the reduced fit; the fitting code is LSSVR/LSSVC's.
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ from ..base import (
 )
 from ..kernels import resolve_gamma
 from ..utils import Interval, constraints, log_line
-from ._base import ATTRIBUTES, KERNEL_PARAMS, LSSVM_CONSTRAINTS, BaseLSSVM, as_single_target
+from ._base import ATTRIBUTES, KERNEL_PARAMS, LSSVM_CONSTRAINTS, BaseLSSVM, fit_data, fitted
 
 __all__ = ["PrunedLSSVC", "PrunedLSSVR"]
 
@@ -63,7 +59,7 @@ _PATH_AND_NOTES = """    pruning_path_ : dict
 """
 
 
-class _PruningMixin:
+class _PrunedLSSVM(BaseLSSVM):
     _parameter_constraints = {
         **LSSVM_CONSTRAINTS,
         **constraints("random_state"),
@@ -72,6 +68,26 @@ class _PruningMixin:
         "validation_fraction": [Interval("real", 0, 1, closed="neither")],
         "min_support": [Interval("int", 1, None, closed="left")],
     }
+
+    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
+        """Fit, then prune by the smallest |alpha| while the validation error holds.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+        X_val, y_val : array-likes, optional
+            Validation set; without it ``validation_fraction`` of (X, y) is held out
+            (stratified by class for the classifier).
+
+        Returns
+        -------
+        self
+        """
+        X, T, sw, y_enc = fit_data(self, X, y, sample_weight)
+        self._prune(*self._split(X, T, sw, X_val, y_val, y_enc))
+        return fitted(self)
 
     def _split(self, X, T, sw, X_val, y_val, stratify):
         """Training and validation parts: the user's set, or a validation_fraction split."""
@@ -82,7 +98,9 @@ class _PruningMixin:
             if y_val.shape[0] != X_val.shape[0]:
                 raise ValueError(f"y_val has {y_val.shape[0]} values but X_val has "
                                  f"{X_val.shape[0]} rows.")
-            return X, T, sw, X_val, self._val_targets(y_val)
+            if isinstance(self, OneVsRestClassifierMixin):
+                return X, T, sw, X_val, self._targets(self._encode(y_val))
+            return X, T, sw, X_val, y_val.astype(np.float64)[:, None]
         idx = np.arange(X.shape[0])
         try:
             tr, va = train_test_split(idx, test_size=self.validation_fraction,
@@ -105,7 +123,9 @@ class _PruningMixin:
             except KeyboardInterrupt:
                 if state is None:
                     raise
-                self._interrupted()
+                warnings.warn(f"{type(self).__name__} pruning interrupted after "
+                              f"{len(self.pruning_path_['n_support'])} rounds; keeping the last "
+                              "accepted model.", FitInterruptedWarning, stacklevel=4)
                 break
             if not self._accept(keep, X_val, T_val):
                 break
@@ -128,14 +148,9 @@ class _PruningMixin:
                  {"n_support": sizes[-1], "validation_mse": errors[-1]})
         return len(sizes) == 1 or errors[-1] <= errors[0] * (1.0 + self.prune_tol) + 1e-15
 
-    def _interrupted(self):
-        rounds = len(self.pruning_path_["n_support"])
-        warnings.warn(f"{type(self).__name__} pruning interrupted after {rounds} rounds; "
-                      "keeping the last accepted model.", FitInterruptedWarning, stacklevel=4)
-
 
 @fill_doc
-class PrunedLSSVR(_PruningMixin, SingleTargetRegressorMixin, BaseLSSVM):
+class PrunedLSSVR(SingleTargetRegressorMixin, _PrunedLSSVM):
     __doc__ = """LS-SVM regression made sparse by batch pruning (Suykens et al. 2000).
 
     Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`), exact fit.
@@ -159,31 +174,9 @@ class PrunedLSSVR(_PruningMixin, SingleTargetRegressorMixin, BaseLSSVM):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _val_targets(self, y_val):
-        return y_val.astype(np.float64)[:, None]
-
-    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
-        """Fit, then prune by the smallest |alpha| while the validation error holds.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-        X_val, y_val : array-likes, optional
-            Validation set; without it ``validation_fraction`` of (X, y) is held out.
-
-        Returns
-        -------
-        self
-        """
-        X, y, sw = self._regressor_data(X, y, sample_weight)
-        self._prune(*self._split(X, y[:, None], sw, X_val, y_val, None))
-        return as_single_target(self)
-
 
 @fill_doc
-class PrunedLSSVC(_PruningMixin, OneVsRestClassifierMixin, BaseLSSVM):
+class PrunedLSSVC(OneVsRestClassifierMixin, _PrunedLSSVM):
     __doc__ = """LS-SVM classifier made sparse by batch pruning (Suykens et al. 2000).
 
     Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`), exact fit.
@@ -194,7 +187,7 @@ class PrunedLSSVC(_PruningMixin, OneVsRestClassifierMixin, BaseLSSVM):
         Class labels.
 """ + _PATH_AND_NOTES
 
-    _parameter_constraints = {**_PruningMixin._parameter_constraints,
+    _parameter_constraints = {**_PrunedLSSVM._parameter_constraints,
                               **constraints("class_weight")}
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
@@ -213,27 +206,3 @@ class PrunedLSSVC(_PruningMixin, OneVsRestClassifierMixin, BaseLSSVM):
         self.class_weight = class_weight
         self.random_state = random_state
         self.verbose = verbose
-
-    def _val_targets(self, y_val):
-        return self._targets(self._encode(y_val))
-
-    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
-        """Fit, then prune by the smallest |alpha| while the validation error holds.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-        X_val, y_val : array-likes, optional
-            Validation set; without it a stratified ``validation_fraction`` of (X, y) is
-            held out.
-
-        Returns
-        -------
-        self
-        """
-        X, y_enc, T, sw = self._classifier_data(X, y, sample_weight)
-        self._prune(*self._split(X, T, sw, X_val, y_val, y_enc))
-        return self
-

@@ -10,12 +10,5 @@ from ._uniform_design import (
     ud_points,
 )
 
-__all__ = [
-    "UD_TABLES",
-    "UniformDesignSearchCV",
-    "centered_l2_discrepancy",
-    "gamma_search_range",
-    "min_squared_distance",
-    "plot_ud_search",
-    "ud_points",
-]
+__all__ = ["UD_TABLES", "UniformDesignSearchCV", "centered_l2_discrepancy", "gamma_search_range",
+           "min_squared_distance", "plot_ud_search", "ud_points"]

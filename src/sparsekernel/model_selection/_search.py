@@ -153,13 +153,11 @@ class UniformDesignSearchCV(GridSearchCV):
                              f"{self.param_names!r} instead.")
         self._steering_metric()
         Xc = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
-        n = Xc.shape[0]
         self.design_ = self.design if self.design != "auto" else (
-            "9-5" if n >= LARGE_N else "13-9")
+            "9-5" if Xc.shape[0] >= LARGE_N else "13-9")
         self.search_box_ = np.vstack([self._c_box(), self._gamma_box(Xc)])
         super().fit(X, y, **params)
-        stages = np.asarray(self._stages)
-        self.cv_results_["stage"] = stages
+        self.cv_results_["stage"] = np.asarray(self._stages)
         log2 = np.asarray(self._log2_points)
         self.cv_results_["log2_C"], self.cv_results_["log2_gamma"] = log2[:, 0], log2[:, 1]
         return self

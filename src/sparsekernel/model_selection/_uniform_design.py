@@ -14,13 +14,8 @@ from sklearn.utils import check_random_state
 
 from ..kernels._functions import squared_norms
 
-__all__ = [
-    "UD_TABLES",
-    "centered_l2_discrepancy",
-    "gamma_search_range",
-    "min_squared_distance",
-    "ud_points",
-]
+__all__ = ["UD_TABLES", "centered_l2_discrepancy", "gamma_search_range", "min_squared_distance",
+           "ud_points"]
 
 
 def _table(rows):
@@ -158,11 +153,8 @@ def gamma_search_range(X, max_samples=3000, random_state=None, mode="paper"):
         [log2 gamma_low, log2 gamma_high].
     """
     if mode == "toolbox":
-        k = _toolbox_distance(X)
-        return np.log2([-math.log(_K_HIGH) / k, -math.log(_K_LOW) / k])
-    rho, n_used = min_squared_distance(X, max_samples, random_state)
-    n, d = X.shape
-    factor = (n / n_used) ** (2.0 / (4.0 + d))
-    low = -math.log(_K_HIGH) / rho * factor
-    high = -math.log(_K_LOW) / rho * factor
-    return np.log2([low, high])
+        rho, factor = _toolbox_distance(X), 1.0
+    else:
+        rho, n_used = min_squared_distance(X, max_samples, random_state)
+        factor = (X.shape[0] / n_used) ** (2.0 / (4.0 + X.shape[1]))
+    return np.log2([-math.log(_K_HIGH) / rho * factor, -math.log(_K_LOW) / rho * factor])

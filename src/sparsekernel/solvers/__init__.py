@@ -31,30 +31,9 @@ from .least_squares import (
 )
 from .newton_armijo import newton_armijo
 
-__all__ = [
-    "ArrayBlocks",
-    "EigenResult",
-    "IncrementalLSSVM",
-    "NormalEquations",
-    "MomentAccumulator",
-    "Moments",
-    "SelectiveBlockMinimization",
-    "SolverResult",
-    "SquaredSmoothEpsilonInsensitive",
-    "SquaredSmoothHinge",
-    "as_row_blocks",
-    "basis_lbfgs",
-    "canonical_correlations",
-    "dual_cd",
-    "generalized_low_rank_eigen",
-    "lssvm_dual",
-    "lssvm_normal_equations",
-    "lssvm_primal",
-    "newton_armijo",
-    "relative_ridge",
-    "smooth_plus",
-    "spd_cholesky",
-    "spd_solve",
-    "symmetric_eigen",
-    "whitening",
-]
+__all__ = ["ArrayBlocks", "EigenResult", "IncrementalLSSVM", "NormalEquations",
+           "MomentAccumulator", "Moments", "SelectiveBlockMinimization", "SolverResult",
+           "SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "as_row_blocks", "basis_lbfgs",
+           "canonical_correlations", "dual_cd", "generalized_low_rank_eigen", "lssvm_dual",
+           "lssvm_normal_equations", "lssvm_primal", "newton_armijo", "relative_ridge",
+           "smooth_plus", "spd_cholesky", "spd_solve", "symmetric_eigen", "whitening"]

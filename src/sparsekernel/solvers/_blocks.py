@@ -58,14 +58,12 @@ def as_row_blocks(F):
 
 def matvec(Fb, w):
     """Fb @ w in float64 (a float32 block is upcast block by block, never as a whole)."""
-    out = Fb @ w
-    return np.asarray(out, dtype=np.float64).ravel()
+    return np.asarray(Fb @ w, dtype=np.float64).ravel()
 
 
 def rmatvec(Fb, v):
     """Fb.T @ v in float64."""
-    out = Fb.T @ v
-    return np.asarray(out, dtype=np.float64).ravel()
+    return np.asarray(Fb.T @ v, dtype=np.float64).ravel()
 
 
 def gram_weighted(Fa, q, overwrite=False):

@@ -1,11 +1,9 @@
 """L-BFGS over the basis points Z of a smooth function W(Z) given with its gradient.
 
 Learned-basis methods (SLMC and sparse KFD of Wu, Schoelkopf & Bakir 2006) move the m points
-Z in R^d to minimise a marginal function W(Z) whose value and gradient come from an inner
-solve. This is scipy's L-BFGS-B (no bounds) on the flattened Z, with what the estimators
-need around it: the best Z evaluated is returned (a failed line search may end on a worse
-trial point), scipy's stop reason becomes a :class:`SolverResult` status, and Ctrl-C keeps
-the best Z found so far. The function never warns; the caller reports the result.
+Z in R^d to minimise a marginal function W(Z) given by an inner solve. scipy's L-BFGS-B on the
+flattened Z, returning the best Z evaluated (a failed line search may end on a worse trial
+point, and Ctrl-C keeps the best so far) as a :class:`SolverResult`; it never warns.
 """
 
 from __future__ import annotations
@@ -114,10 +112,6 @@ def basis_lbfgs(value_and_grad, Z0, *, max_iter=100, tol=1e-4, gtol=1e-10, callb
     if track.n_eval:
         history.insert(0, {"n_iter": 0, "objective": track.first_W,
                            "grad_norm": track.first_gnorm})
-    return _result(track, Z0, history, status, tol, scipy_message)
-
-
-def _result(track, Z0, history, status, tol, scipy_message):
     W, Z, gnorm = track.best
     Z = Z0 if Z is None else Z  # interrupted before the first evaluation finished
     n_iter = max(len(history) - 1, 0)

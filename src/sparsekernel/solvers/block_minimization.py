@@ -100,11 +100,6 @@ class SelectiveBlockMinimization:
     def intercept(self):
         return self.W[:, self.m].copy()
 
-    # ------------------------------------------------------------ bookkeeping
-    def _loss_weight(self):
-        """Weight of y x in the summarized linear term: C (squared hinge) or C / 2 (hinge)."""
-        return self.C if self.loss == "squared_hinge" else 0.5 * self.C
-
     def _absorb(self, F, Y, sw, alpha, sign=1.0):
         """Add (sign=+1) or remove (-1) the influence of rows let go."""
         X = _augment(F)
@@ -114,7 +109,9 @@ class SelectiveBlockMinimization:
                 continue
             active = (Y[:, k] * (X @ self.W[k]) < 1.0) if alpha is None else alpha[:, k] > 0
             Xa, sa = X[active], sw[active]
-            self.q[k] += sign * self._loss_weight() * (Xa.T @ (sa * Y[active, k]))
+            # Weight of y x in the linear term: C (squared hinge) or C / 2 (hinge).
+            weight = self.C if self.loss == "squared_hinge" else 0.5 * self.C
+            self.q[k] += sign * weight * (Xa.T @ (sa * Y[active, k]))
             if self.loss == "squared_hinge" and len(Xa):
                 if np.any(sa != 1.0):
                     Xa *= np.sqrt(sa)[:, None]
@@ -149,7 +146,6 @@ class SelectiveBlockMinimization:
         parts = zip(self.cache, (F, Y, sw, alpha, ids), strict=True)
         return tuple(np.concatenate([c, x]) for c, x in parts)
 
-    # ------------------------------------------------------------------ steps
     def step(self, F, Y, sample_weight=None, ids=None):
         """Optimise over the cache plus the chunk ``F`` (rows x m) with targets ``Y``.
 
@@ -196,10 +192,7 @@ class SelectiveBlockMinimization:
     def _solve_block(self, F, y, sw, alpha, k, seed):
         """min 1/2 w^T (I + C G) w - q^T w + C/2 sum s loss over the working set."""
         if self.G is None or not self.G[k].any():
-            L = None
-            Xs = np.ascontiguousarray(F)
-            offset = self.q[k]
-            fit_intercept = True
+            L, Xs, offset = None, np.ascontiguousarray(F), self.q[k]
         else:  # v = L^T w turns the quadratic into 1/2 ||v - L^-1 q||^2 + const
             d = self.m + 1
             L = cholesky(np.eye(d) + self.C * self.G[k], lower=False).T
@@ -207,9 +200,9 @@ class SelectiveBlockMinimization:
             Xs = solve_triangular(L.astype(F.dtype), _augment(F, F.dtype).T, lower=True).T
             Xs = np.ascontiguousarray(Xs)
             offset = np.r_[solve_triangular(L, self.q[k], lower=True), 0.0]
-            fit_intercept = False
+        # Without a summary the bias is dual_cd's own feature; with one it is in [F, 1] L^-T.
         res = dual_cd(Xs, y, self.C, loss=self.loss, sample_weight=sw,
-                      fit_intercept=fit_intercept, tol=self.tol, max_iter=self.max_iter,
+                      fit_intercept=L is None, tol=self.tol, max_iter=self.max_iter,
                       dual0=alpha, offset=offset, random_state=seed)
         if L is None:
             self.W[k] = np.r_[res.coef, res.intercept]

@@ -77,17 +77,14 @@ def _box(loss, C, sw):
 def _check_vectors(n, m, y, sample_weight, dual0, offset):
     """y, sample weights, the starting duals and the offset as float64 arrays, checked."""
     y = np.ascontiguousarray(y, dtype=np.float64)
-    if y.shape != (n,):
-        raise ValueError(f"y must have shape ({n},); got {y.shape}.")
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if sw.shape != (n,) or np.any(sw < 0):
         raise ValueError("sample_weight must be a non-negative array of shape (n,).")
     alpha = np.zeros(n) if dual0 is None else np.asarray(dual0, dtype=np.float64)
-    if alpha.shape != (n,):
-        raise ValueError(f"dual0 must have shape ({n},); got {alpha.shape}.")
     w0 = np.zeros(m + 1) if offset is None else np.array(offset, dtype=np.float64)
-    if w0.shape != (m + 1,):
-        raise ValueError(f"offset must have shape ({m + 1},); got {w0.shape}.")
+    for name, v, shape in (("y", y, (n,)), ("dual0", alpha, (n,)), ("offset", w0, (m + 1,))):
+        if v.shape != shape:
+            raise ValueError(f"{name} must have shape {shape}; got {v.shape}.")
     return y, sw, alpha, w0
 
 

@@ -3,9 +3,8 @@
 Everything here works on m x m (or m x J) matrices: the n rows of the data only enter through
 :class:`MomentAccumulator`, which folds row blocks of features into weighted means, a
 covariance and per-group means in one pass (O(m^2) memory, never n x n). The solvers then
-whiten a covariance (Cholesky with a ridge, or a pseudo-inverse square root when the Cholesky
-pivots say the matrix is numerically singular) and take an eigen- or singular value
-decomposition of a small matrix. Pure NumPy/SciPy: no kernels, no scikit-learn.
+whiten a covariance (:func:`whitening`) and take an eigen- or singular value decomposition of
+a small matrix.
 
 The rank of these *covariances of features* (which eigenvalues, Cholesky pivots and squared
 singular values count as zero) is decided by :data:`RANK_RTOL` (1e-10), on purpose not by the
@@ -29,17 +28,8 @@ import numpy as np
 import scipy.linalg as la
 from scipy.linalg.blas import dsyrk as _syrk
 
-__all__ = [
-    "RANK_RTOL",
-    "EigenResult",
-    "MomentAccumulator",
-    "Moments",
-    "canonical_correlations",
-    "generalized_low_rank_eigen",
-    "relative_ridge",
-    "symmetric_eigen",
-    "whitening",
-]
+__all__ = ["RANK_RTOL", "EigenResult", "MomentAccumulator", "Moments", "canonical_correlations",
+           "generalized_low_rank_eigen", "relative_ridge", "symmetric_eigen", "whitening"]
 
 #: Rank tolerance of feature covariances (module docstring): eigenvalues, pivots and squared
 #: singular values below this fraction of the largest count as zero. Not the eigenvalue floor.
@@ -198,8 +188,7 @@ def symmetric_eigen(C, n_components=None, rtol=RANK_RTOL):
 
 def relative_ridge(C, ridge):
     """Absolute ridge ``ridge * trace(C) / p``: scale-free, as the KSIR pitfall advises."""
-    p = C.shape[0]
-    return float(ridge) * float(np.trace(C)) / max(p, 1)
+    return float(ridge) * float(np.trace(C)) / max(C.shape[0], 1)
 
 
 def whitening(C, ridge=0.0, rtol=RANK_RTOL):

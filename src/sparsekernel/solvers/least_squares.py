@@ -23,10 +23,8 @@ in :mod:`sparsekernel.lssvm._base`. Three ways to solve it:
   at a time in O(N_w^2) (bordered update / downdate of the inverse of ``A``), with a periodic
   full refactorization that bounds the drift.
 
-Targets may be one column (``y`` of shape (n,)) or several sharing one system (``Y`` of shape
-(n, k), e.g. one-vs-rest classes); ``coef`` and ``intercept`` of the result then have shapes
-(m, k) and (k,). Every factorization goes through
-:func:`~sparsekernel.solvers._spd.spd_cholesky`, the package's one jitter policy.
+Several target columns (one-vs-rest classes) share one system. Every factorization goes
+through :func:`~sparsekernel.solvers._spd.spd_cholesky`, the package's one jitter policy.
 """
 
 from __future__ import annotations
@@ -41,25 +39,8 @@ from ._blocks import as_row_blocks
 from ._result import SolverResult
 from ._spd import spd_cholesky
 
-__all__ = [
-    "IncrementalLSSVM",
-    "NormalEquations",
-    "lssvm_dual",
-    "lssvm_normal_equations",
-    "lssvm_primal",
-]
-
-
-def _check_weights(sample_weight, n):
-    if sample_weight is None:
-        return np.ones(n)
-    sw = np.asarray(sample_weight, dtype=np.float64)
-    if sw.shape != (n,) or not np.all(sw > 0) or not np.all(np.isfinite(sw)):
-        raise ValueError(
-            f"sample_weight must be a positive finite array of shape ({n},); drop rows of zero "
-            f"weight before solving. Got shape {sw.shape}."
-        )
-    return sw
+__all__ = ["IncrementalLSSVM", "NormalEquations", "lssvm_dual", "lssvm_normal_equations",
+           "lssvm_primal"]
 
 
 def _result(coef, intercept, objective, n_iter, message):
@@ -92,7 +73,12 @@ def lssvm_dual(K, y, C, sample_weight=None):
     K = np.asarray(K, dtype=np.float64)
     Y = np.asarray(y, dtype=np.float64)
     n = K.shape[0]
-    sw = _check_weights(sample_weight, n)
+    sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if sw.shape != (n,) or not np.all(sw > 0) or not np.all(np.isfinite(sw)):
+        raise ValueError(
+            f"sample_weight must be a positive finite array of shape ({n},); drop rows of zero "
+            f"weight before solving. Got shape {sw.shape}."
+        )
     A = K + np.diag(1.0 / (C * sw))
     L, jitter = spd_cholesky(A)
     eta = cho_solve((L, True), np.ones(n), check_finite=False)
@@ -104,31 +90,6 @@ def lssvm_dual(K, y, C, sample_weight=None):
     objective = 0.5 * np.sum(alpha * (K @ alpha)) + 0.5 * C * np.sum(sw @ (e * e))
     msg = f"Cholesky of the {n}x{n} LS-SVM system" + (f" (jitter {jitter:g})" if jitter else "")
     return _result(alpha, b if Y.ndim > 1 else float(b), objective, 1, msg)
-
-
-def _weighted_means(blocks, Y, sw):
-    m = blocks.shape[1]
-    fsum = np.zeros(m)
-    for rows, Fb in blocks:
-        fsum += np.asarray(Fb.T @ sw[rows], dtype=np.float64).ravel()
-    S = sw.sum()
-    return fsum / S, (sw @ Y) / S
-
-
-def _centred_normal_equations(blocks, Y, sw, fbar, ybar):
-    """F_c^T S F_c, F_c^T S Y_c and Y_c^T S Y_c, accumulated block by block."""
-    m = blocks.shape[1]
-    G = np.zeros((m, m))
-    R = np.zeros((m,) + Y.shape[1:])
-    for rows, Fb in blocks:
-        Fc = np.asarray(Fb.toarray() if hasattr(Fb, "toarray") else Fb, dtype=np.float64) - fbar
-        Sw = sw[rows]
-        FcS = Fc * Sw[:, None]
-        G += FcS.T @ Fc
-        R += FcS.T @ (Y[rows] - ybar)
-    Yc = Y - ybar
-    yy = np.sum(sw @ (Yc * Yc))
-    return G, R, yy
 
 
 @dataclass
@@ -155,7 +116,6 @@ class NormalEquations:
         Lower Cholesky factor of ``A`` (plus ``jitter``, see ``solvers._spd``).
     jitter : float
         Relative jitter the factorization needed (0.0 normally).
-    C : float
     """
 
     fbar: np.ndarray
@@ -207,11 +167,20 @@ def lssvm_normal_equations(F, y, C, sample_weight=None):
     Y = np.asarray(y, dtype=np.float64)
     n, m = blocks.shape
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    fbar, ybar = _weighted_means(blocks, Y, sw)
-    G, R, yy = _centred_normal_equations(blocks, Y, sw, fbar, ybar)
+    fsum = np.zeros(m)
+    for rows, Fb in blocks:  # first pass: weighted means
+        fsum += np.asarray(Fb.T @ sw[rows], dtype=np.float64).ravel()
+    fbar, ybar = fsum / sw.sum(), (sw @ Y) / sw.sum()
+    G, R = np.zeros((m, m)), np.zeros((m,) + Y.shape[1:])
+    for rows, Fb in blocks:  # second pass: the centred sums F_c^T S F_c and F_c^T S Y_c
+        Fc = np.asarray(Fb.toarray() if hasattr(Fb, "toarray") else Fb, dtype=np.float64) - fbar
+        FcS = Fc * sw[rows][:, None]
+        G += FcS.T @ Fc
+        R += FcS.T @ (Y[rows] - ybar)
+    Yc = Y - ybar
     G[np.diag_indices(m)] += 1.0 / C
     L, jitter = spd_cholesky(G)
-    return NormalEquations(fbar, ybar, G, R, float(yy), L, jitter, float(C))
+    return NormalEquations(fbar, ybar, G, R, float(np.sum(sw @ (Yc * Yc))), L, jitter, float(C))
 
 
 def lssvm_primal(F, y, C, sample_weight=None):
@@ -253,9 +222,8 @@ class IncrementalLSSVM:
 
     Notes
     -----
-    The solver never sees inputs x, only kernel values: :meth:`add` takes the new point's
-    kernel values against every slot (entries at free slots are ignored) and its
-    self-kernel, and returns the slot it took. ``keys`` holds a caller-given integer per slot.
+    The solver never sees inputs x, only kernel values (:meth:`add`); ``keys`` holds a
+    caller-given integer per slot.
     """
 
     def __init__(self, capacity, C, refactor_every=500):
@@ -269,9 +237,7 @@ class IncrementalLSSVM:
         self.active = np.zeros(cap, dtype=bool)
         self._rhs = np.zeros((cap, 2))  # columns: occupancy (the "1" vector) and y
         self._free = list(range(cap - 1, -1, -1))
-        self.n_updates = 0
-        self.n_refactor = 0
-        self._since_refactor = 0
+        self.n_updates = self.n_refactor = self._since_refactor = 0
         self._solution = None
 
     @property

@@ -32,16 +32,16 @@ def _margins(blocks, w, b):
     return f + b
 
 
-def _grad_and_system(blocks, z, g_vec, q, system):
-    """Exact gradient of Phi and the updated Newton system, in one pass over the blocks."""
+def _gradient(blocks, z, g_vec, system=None):
+    """Exact gradient of Phi; with ``system`` (begun), its rows are added in the same pass."""
     m = blocks.shape[1]
     grad = z.copy()
-    n_active = system.begin(q)
     for rows, Fb in blocks:
         grad[:m] += rmatvec(Fb, g_vec[rows])
-        system.add_block(rows, Fb)
+        if system is not None:
+            system.add_block(rows, Fb)
     grad[m] += g_vec.sum()
-    return grad, system.finish(), n_active
+    return grad
 
 
 def _presolve(blocks, y, loss, C, sw, n_rows):
@@ -123,14 +123,19 @@ def newton_armijo(F, y, loss, C=1.0, sample_weight=None, tol=1e-6, max_iter=100,
         x0, n_pre = _presolve(blocks, y, loss, C, sw, presolve_rows)
         z = x0.copy()
     f = _margins(blocks, z[:m], z[m]) if x0 is not None else np.zeros(n)
-    scale = None if x0 is None else _grad_scale(blocks, y, loss, cw)
+    scale = None  # max(1, ||grad(0)||_inf): taken at the first iterate when it is w = 0, b = 0
+    if x0 is not None:
+        g0 = cw * loss.derivatives(np.zeros(n), y)[1]
+        scale = max(1.0, _grad_norm(blocks, np.zeros(m + 1), g0))
     system = NewtonSystem(m)
     history, status, n_iter, gnorm = [], "max_iter", 0, np.inf
     obj = _objective(z, f, y, loss, cw)
     try:
         for n_iter in range(1, max_iter + 1):
             _, d1, d2 = loss.derivatives(f, y)
-            grad, H, n_active = _grad_and_system(blocks, z, cw * d1, cw * d2, system)
+            n_active = system.begin(cw * d2)
+            grad = _gradient(blocks, z, cw * d1, system)
+            H = system.finish()
             gnorm = float(np.abs(grad).max())
             scale = max(1.0, gnorm) if scale is None else scale
             if gnorm <= tol * scale:
@@ -160,17 +165,7 @@ def newton_armijo(F, y, loss, C=1.0, sample_weight=None, tol=1e-6, max_iter=100,
 
 
 def _grad_norm(blocks, z, g_vec):
-    m = blocks.shape[1]
-    grad = z.copy()
-    for rows, Fb in blocks:
-        grad[:m] += rmatvec(Fb, g_vec[rows])
-    grad[m] += g_vec.sum()
-    return float(np.abs(grad).max())
-
-
-def _grad_scale(blocks, y, loss, cw):
-    _, d1, _ = loss.derivatives(np.zeros(len(y)), y)
-    return max(1.0, _grad_norm(blocks, np.zeros(blocks.shape[1] + 1), cw * d1))
+    return float(np.abs(_gradient(blocks, z, g_vec)).max())
 
 
 _MESSAGES = {

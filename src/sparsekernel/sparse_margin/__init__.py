@@ -11,18 +11,9 @@ are stated once in :mod:`sparsekernel.sparse_margin._base`.
 
 from ._compress import ReducedSetSVC, compress_svc
 from ._fisher import FisherBasis, SparseFisherDiscriminant
-from ._mrsvm import modified_rsvm
 from ._reduced_set import kernel_expansion, reduced_set_rbf
-from ._slmc import SparseMarginBasis, SparseMarginClassifier
+from ._slmc import SparseMarginBasis, SparseMarginClassifier, modified_rsvm
 
-__all__ = [
-    "FisherBasis",
-    "ReducedSetSVC",
-    "SparseFisherDiscriminant",
-    "SparseMarginBasis",
-    "SparseMarginClassifier",
-    "compress_svc",
-    "kernel_expansion",
-    "modified_rsvm",
-    "reduced_set_rbf",
-]
+__all__ = ["FisherBasis", "ReducedSetSVC", "SparseFisherDiscriminant", "SparseMarginBasis",
+           "SparseMarginClassifier", "compress_svc", "kernel_expansion", "modified_rsvm",
+           "reduced_set_rbf"]

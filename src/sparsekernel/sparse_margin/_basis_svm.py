@@ -48,24 +48,11 @@ def rbf_basis_gradient(Z, X, Psi, gx, beta, Kz, zz_weight, gamma):
     ``+ zz_weight beta_u sum_j beta_j dK(z_u, z_j)/dz_u``.
 
     For ``K(a, b) = exp(-g ||a - b||^2)``, ``dK(z, x)/dz = -2 g (z - x) K(z, x)``, so both sums
-    are BLAS products of the already computed ``Psi = K(X, Z)`` and ``K_z`` (formulas.md,
-    section 4): ``-2 g beta_u [(Psi^T gx)_u z_u - (Psi^T diag(gx) X)_u]`` plus the same with
-    (K_z, beta, Z) for (Psi, gx, X).
-
-    Parameters
-    ----------
-    Z : ndarray of shape (m, d)
-    X : ndarray or CSR matrix of shape (n, d)
-    Psi : ndarray of shape (n, m)
-        K(X, Z).
-    gx : ndarray of shape (n,)
-        Weights on the training points (``-c`` for the SVM).
-    beta : ndarray of shape (m,)
-    Kz : ndarray of shape (m, m)
-        K(Z, Z) without jitter.
-    zz_weight : float
-        Weight of the K_z term (1 for the SVM).
-    gamma : float
+    are BLAS products of the already computed ``Psi = K(X, Z)`` (n, m) and ``Kz = K(Z, Z)``
+    (m, m, without jitter) (formulas.md, section 4): ``-2 g beta_u [(Psi^T gx)_u z_u -
+    (Psi^T diag(gx) X)_u]`` plus the same with (K_z, beta, Z) for (Psi, gx, X). ``gx`` weighs
+    the training points (``-c`` for the SVM) and ``zz_weight`` the K_z term (1 for the SVM);
+    Z is (m, d), X (n, d) dense or CSR, beta (m,).
     """
     P = Psi * gx[:, None]
     PX = np.asarray(X.T @ P).T if sp.issparse(X) else P.T @ X

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import block_diag
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.svm import SVC
@@ -13,7 +14,7 @@ from ..base import BASIS_CONSTRAINTS
 from ..basis import resolve_n_basis
 from ..kernels import Kernel
 from ..utils import Options, SolverProgress, constraints, plain, seed_from
-from ._base import LOSSES, SPARSE_MARGIN_CONSTRAINTS, ExpansionClassifier, dedupe_rows
+from ._base import LOSSES, SPARSE_MARGIN_CONSTRAINTS, ExpansionClassifier
 from ._basis_svm import BasisSVM
 from ._reduced_set import kernel_expansion, reduced_set_rbf
 
@@ -144,19 +145,24 @@ class ReducedSetSVC(ExpansionClassifier):
         self._check_weighted_classes(y_enc, sw)
         models = self._source_models(X, Y, sw)
         m = max(1, resolve_n_basis(self.n_basis, X.shape[0]) // len(models))
-        labels = self._problem_labels
         with SolverProgress(self.verbose, len(models), type(self).__name__) as progress:
             parts = []
-            for label, model in zip(labels, models, strict=True):
+            for label, model in zip(self._problem_labels, models, strict=True):
                 parts.append(self._compress(model, X, m, progress.callback(label)))
                 progress.done()
         self.n_source_support_ = int(sum(p["n_sv"] for p in parts))
         self.n_iter_ = max(p["n_iter"] for p in parts)
         self.basis_indices_ = None
-        if self.method == "rs":
-            self._set_rs(parts)
-        else:
-            self._set_mrs(parts, X, Y, sw)
+        Z = np.vstack([p["Z"] for p in parts])
+        if self.method == "rs":  # each model keeps its own vectors, coefficients and bias
+            self.basis_, self.coef_ = Z, block_diag(*[p["beta"] for p in parts])
+            self.intercept_ = np.array([p["b"] for p in parts])
+            return self
+        C_src = parts[-1]["C"]
+        C = self.C if self.C is not None else (C_src if C_src is not None else 2.0)
+        svm = BasisSVM(self._kernel(), X, Y, C=C, loss=self.loss, sample_weight=sw,
+                       tol=self.tol, random_state=seed_from(self.random_state))
+        self._fit_coefficients(svm, Z)  # merges vectors that coincide across models
         return self
 
     def _compress(self, model, X, m, callback):
@@ -167,23 +173,6 @@ class ReducedSetSVC(ExpansionClassifier):
         Z, beta, it = reduced_set_rbf(kernel, V, a, min(m, len(V)), max_iter=self.max_iter,
                                       tol=self.tol, callback=callback)
         return {"Z": Z, "beta": beta, "b": b, "C": C, "n_sv": len(V), "n_iter": it}
-
-    def _set_rs(self, parts):
-        self.basis_ = np.vstack([p["Z"] for p in parts])
-        self.coef_ = np.zeros((len(parts), len(self.basis_)))
-        start = 0
-        for k, p in enumerate(parts):
-            self.coef_[k, start:start + len(p["Z"])] = p["beta"]
-            start += len(p["Z"])
-        self.intercept_ = np.array([p["b"] for p in parts])
-
-    def _set_mrs(self, parts, X, Y, sw):
-        Z = dedupe_rows(np.vstack([p["Z"] for p in parts]), decimals=10)
-        C_src = parts[-1]["C"]
-        C = self.C if self.C is not None else (C_src if C_src is not None else 2.0)
-        svm = BasisSVM(self._kernel(), X, Y, C=C, loss=self.loss, sample_weight=sw,
-                       tol=self.tol, random_state=seed_from(self.random_state))
-        self._fit_coefficients(svm, Z)
 
 
 def compress_svc(svc, X, y, n_basis=0.05, method="mrs", **params):

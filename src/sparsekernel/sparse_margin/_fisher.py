@@ -8,9 +8,8 @@ from scipy.linalg import cho_solve
 from .._docs import fill_doc
 from ..solvers._spd import spd_cholesky
 from ..utils import Interval, check_sample_weight
-from ._base import SPARSE_MARGIN_CONSTRAINTS
-from ._basis_svm import JITTER, BasisSVM, rbf_basis_gradient
-from ._learned import LEARNED_BASIS_CONSTRAINTS, LearnedBasis, LearnedBasisClassifier
+from ._base import SPARSE_MARGIN_CONSTRAINTS, LearnedBasis, LearnedBasisClassifier
+from ._basis_svm import JITTER, rbf_basis_gradient
 
 __all__ = ["FisherBasis", "FisherBasisObjective", "SparseFisherDiscriminant"]
 
@@ -98,7 +97,7 @@ class FisherBasis(LearnedBasis):
         2 prints a line per L-BFGS iteration and one for the search.
     """
 
-    _parameter_constraints = {**LEARNED_BASIS_CONSTRAINTS, "ridge": RIDGE}
+    _parameter_constraints = {**LearnedBasis._parameter_constraints, "ridge": RIDGE}
 
     def __init__(self, ridge=1e-3, init="kmeans", tol=1e-4, max_iter=100, verbose=0):
         self.ridge = ridge
@@ -185,7 +184,3 @@ class SparseFisherDiscriminant(LearnedBasisClassifier):
 
     def _selector(self):
         return FisherBasis(ridge=self.ridge, tol=self.tol, max_iter=self.max_iter)
-
-    def _coefficient_svm(self, objective, kernel, X, Y, sw, seed):
-        return BasisSVM(kernel, X, Y, C=self.C, loss=self.loss, sample_weight=sw,
-                        tol=self.tol / 10, random_state=seed)

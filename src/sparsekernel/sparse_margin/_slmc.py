@@ -1,13 +1,13 @@
-"""Sparse large margin classifier (SLMC, Wu, Schoelkopf & Bakir, JMLR 7:603-624, 2006)."""
+"""Sparse large margin classifier (SLMC, Wu, Schoelkopf & Bakir, JMLR 7:603-624, 2006), MRSVM."""
 
 from __future__ import annotations
 
 from .._docs import fill_doc
-from ._base import LOSSES, SPARSE_MARGIN_CONSTRAINTS
+from ..svm import LowRankSVC
+from ._base import LOSSES, SPARSE_MARGIN_CONSTRAINTS, LearnedBasis, LearnedBasisClassifier
 from ._basis_svm import BasisSVM
-from ._learned import LEARNED_BASIS_CONSTRAINTS, LearnedBasis, LearnedBasisClassifier
 
-__all__ = ["SparseMarginBasis", "SparseMarginClassifier"]
+__all__ = ["SparseMarginBasis", "SparseMarginClassifier", "modified_rsvm"]
 
 
 @fill_doc
@@ -36,7 +36,7 @@ class SparseMarginBasis(LearnedBasis):
         2 prints a line per L-BFGS iteration and one for the search.
     """
 
-    _parameter_constraints = {**LEARNED_BASIS_CONSTRAINTS,
+    _parameter_constraints = {**LearnedBasis._parameter_constraints,
                               "C": SPARSE_MARGIN_CONSTRAINTS["C"], "loss": LOSSES}
 
     def __init__(self, C=1.0, loss="hinge", init="random", tol=1e-4, max_iter=100, verbose=0):
@@ -100,7 +100,6 @@ class SparseMarginClassifier(LearnedBasisClassifier):
         Expansion coefficients beta (eq. 45).
     intercept_ : ndarray of shape (1,) or (n_classes,)
     gamma_ : float
-        The kernel width used.
     classes_ : ndarray of shape (n_classes,)
     objective_ : float
         W at ``basis_`` (summed over one-vs-rest problems).
@@ -143,8 +142,29 @@ class SparseMarginClassifier(LearnedBasisClassifier):
     def _selector(self):
         return SparseMarginBasis(C=self.C, loss=self.loss, tol=self.tol, max_iter=self.max_iter)
 
-    def _coefficient_svm(self, objective, kernel, X, Y, sw, seed):
-        return objective  # the same SVMs: the final solve starts from their last duals
 
-    def _final_objective(self, result, finals):
-        return float(sum(r.objective for r in finals))  # W at basis_, tightly solved
+def modified_rsvm(n_basis="auto", *, C=1.0, gamma="scale", random_state=None, **params):
+    """The paper's modified RSVM: random expansion vectors, coefficients by eq. (45).
+
+    Eq. (45) solves the linear SVM on the whitened empirical kernel map ``K(x, Z) T`` with
+    ``T^T T = K_z^-1``; ``K(x, Z) U Lambda^-1/2`` (Nystrom features) is such a map, so MRSVM
+    *is* :class:`sparsekernel.LowRankSVC` with ``basis='random'`` and the hinge loss (the
+    exact RSVM of the LLSVM paper). This returns that configured, unfitted estimator; it is
+    also :class:`SparseMarginClassifier` with ``max_iter=0`` (which factorizes K_z by
+    Cholesky instead of an eigendecomposition with a floor).
+
+    Parameters
+    ----------
+    n_basis : 'auto', int or float, default='auto'
+    C : float, default=1.0
+        SVM-family scaling (``C = 2 * C_libsvm``).
+    gamma : 'scale', 'auto' or float, default='scale'
+    random_state : int, RandomState or None, default=None
+    **params : further LowRankSVC parameters (tol, max_iter, class_weight, ...)
+
+    Returns
+    -------
+    LowRankSVC
+    """
+    return LowRankSVC(kernel="rbf", gamma=gamma, C=C, loss="hinge", n_basis=n_basis,
+                      basis="random", random_state=random_state, **params)

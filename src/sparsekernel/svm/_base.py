@@ -7,20 +7,15 @@ sub-problem (one-vs-rest for multiclass) or regression target::
     f(x) = sum_j w_j K(x, z_j) + b
 
 so ``C`` means the same everywhere. ``s_i`` is ``sample_weight`` times the class weight.
-``loss_i`` is the squared smooth hinge p(1 - y_i f(x_i), smoothing)^2 with y_i in {-1, +1}
-(classifiers) or the squared smooth epsilon-insensitive loss p(f(x_i) - y_i - epsilon)^2 +
-p(y_i - f(x_i) - epsilon)^2 (regressors), p(x) = x + log(1 + exp(-alpha x)) / alpha the
-smooth plus function. ``smoothing=inf`` is the exact squared hinge / squared
-epsilon-insensitive loss, solved by generalized Newton (the SSVM toolbox's default). Both w
-and b are penalized, as in the SSVM papers, which makes the Newton system positive
-definite. For the squared hinge, ``C = 2 * C_liblinear`` on the same features.
+``loss_i`` is the squared smooth hinge p(1 - y_i f(x_i))^2 with y_i in {-1, +1} (classifiers)
+or the squared smooth epsilon-insensitive loss p(f(x_i) - y_i - epsilon)^2 + p(y_i - f(x_i) -
+epsilon)^2 (regressors), p the smooth plus function of ``smoothing`` (see ReducedSVC). Both w
+and b are penalized, as in the SSVM papers, which makes the Newton system positive definite.
+For the squared hinge, ``C = 2 * C_liblinear`` on the same features.
 
-Basis. The solver sees the explicit features F = K(X, Z) on m << n basis points (the
-reduced SVM, RSVM: O(n m) memory and O(n m^2) per Newton step), stored when they fit
-``memory_budget`` and else recomputed block by block at every pass. ``n_basis=None`` takes
-every training row (Z = X: the full-kernel SSVM / epsilon-SSVR, an (n+1) x (n+1) Newton
-system, refused past ``memory_budget``), and with ``kernel='linear'`` works in the primal on
-X itself (m = n_features, for any n).
+Basis. The solver sees the features F = K(X, Z) (RSVM), stored when they fit
+``memory_budget`` and else recomputed block by block at every pass; ``n_basis=None`` is Z = X
+(:class:`~sparsekernel.SmoothSVC`, :class:`~sparsekernel.SmoothSVR`).
 """
 
 from __future__ import annotations
@@ -64,8 +59,7 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
         if self.kernel == "linear":  # the linear SSVM, in the primal on X itself
             self.basis_ = self.basis_indices_ = self.gamma_ = None
             return X
-        kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
-                           self.memory_budget, X)
+        kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, self.memory_budget, X)
         self.basis_, self.basis_indices_ = X.copy(), np.arange(X.shape[0])
         self.gamma_ = kern.gamma
         return reduced_design(kern, X, self.basis_)
@@ -90,10 +84,7 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
             )
 
     def _solve(self, F, Y, sample_weight, labels=None):
-        """Newton-Armijo on each column of Y; sets coef_, intercept_, n_iter_, objective_.
-
-        Problems not reached after an interrupt keep zero coefficients.
-        """
+        """Newton-Armijo per column of Y (problems not reached after an interrupt stay zero)."""
         loss, k = self._loss(), Y.shape[1]
 
         def solve(j, callback):

@@ -76,9 +76,7 @@ class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
     objective_ : ndarray of shape (n_problems,)
         Objective value reached per sub-problem.
     classes_ : ndarray of shape (n_classes,)
-        Class labels.
     n_features_in_ : int
-        Number of features seen in fit.
 
     Examples
     --------
@@ -168,7 +166,6 @@ class ReducedSVR(SingleTargetRegressorMixin, BaseSmoothSVM):
     objective_ : ndarray of shape (1,)
         Objective value reached.
     n_features_in_ : int
-        Number of features seen in fit.
     """
 
     _parameter_constraints = {**SVM_CONSTRAINTS, **constraints("epsilon")}

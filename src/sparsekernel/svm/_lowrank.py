@@ -1,11 +1,8 @@
 """LowRankSVC: the low-rank linearized SVM (LLSVM; Zhang, Lan, Wang, Moerchen, AISTATS 2012).
 
 It solves the SVM family's objective (:mod:`sparsekernel.svm._base`), with weights beta, on
-the Nystrom features F(x) = K(x, Z) M of k landmarks Z (:mod:`sparsekernel.features._nystrom`):
-M = U Lambda^(-1/2) with K(Z, Z) = U Lambda U^T (``whitening='eigh'``), or M = L_r^(-T) from
-the pivoted Cholesky factor of K(Z, Z) on the r <= k numerically independent landmarks
-(``'cholesky'``, the default; the others are dropped from ``basis_``): the same features up to
-a rotation, which the rotation-invariant penalty ||beta||^2 does not see, at half the cost.
+the Nystrom features F(x) = K(x, Z) M of k landmarks Z (M as chosen by ``whitening``;
+:mod:`sparsekernel.features._nystrom`).
 
 Identity (Proposition 2 of the paper, in this family's scaling). With mu = M beta we have
 f(x) = K(x, Z) mu + b and ||beta||^2 = mu^T K(Z, Z) mu, so for the squared hinge LowRankSVC
@@ -14,12 +11,11 @@ solves exactly
     min_{mu, b}  1/2 mu^T K(Z, Z) mu + 1/2 b^2 + C/2 * sum_i s_i max(0, 1 - y_i f(x_i))^2,
     f(x) = K(x, Z) mu + b,
 
-the reduced SVM whose regularizer is the RKHS norm of sum_j mu_j k(., z_j) (paper eq. 21).
-Equivalently: it is the foundation's SSVM problem (``newton_armijo`` with the exact squared
-hinge, smoothing=inf) on the features K(X, Z) M. It is NOT the problem ``ReducedSVC``
-solves, which is that same SSVM problem on the features K(X, Z) themselves, i.e. the
-Euclidean penalty 1/2 ||mu||^2 (Lee & Mangasarian's simplification); the two coincide only
-when K(Z, Z) = I. ``tests/test_lowrank.py`` checks both statements.
+the reduced SVM whose regularizer is the RKHS norm of sum_j mu_j k(., z_j) (paper eq. 21):
+the SSVM problem (``newton_armijo``, smoothing=inf) on the features K(X, Z) M. It is NOT the
+problem ``ReducedSVC`` solves, the same SSVM on K(X, Z) itself, i.e. the Euclidean penalty
+1/2 ||mu||^2 (Lee & Mangasarian's simplification); the two coincide only when K(Z, Z) = I.
+``tests/test_lowrank.py`` checks both statements.
 """
 
 from __future__ import annotations
@@ -40,7 +36,7 @@ from ..base import (
     SparseKernelEstimator,
     report_result,
 )
-from ..features import NystromMap, nystrom_from_basis
+from ..features._nystrom import NystromMapMixin
 from ..kernels._functions import working_dtype
 from ..solvers import SelectiveBlockMinimization, SolverResult, dual_cd
 from ..utils import (
@@ -57,7 +53,8 @@ __all__ = ["LowRankSVC"]
 
 
 @fill_doc
-class LowRankSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelEstimator):
+class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin,
+                 SparseKernelEstimator):
     """Low-rank linearized SVM: a linear SVM on Nystrom features, in memory or streamed.
 
     Objective and its exact identity with the reduced SVM with RKHS regularizer
@@ -167,19 +164,6 @@ class LowRankSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelEst
         self.verbose = verbose
 
     # ------------------------------------------------------------------ map
-    def _build_map(self, X, y_enc):
-        """Landmarks chosen with this estimator's kernel, then whitened: the Nystrom map."""
-        kern, res = self._fit_kernel_basis(X, y_enc)
-        fmap = nystrom_from_basis(kern, res, self.rcond, X.dtype, self.whitening)
-        # Cholesky whitening keeps the independent landmarks only (and their widths).
-        self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, fmap.indices, fmap.kernel.gamma
-        self.normalization_, self.eigenvalues_ = fmap.normalization, fmap.eigenvalues
-        return fmap
-
-    def _map(self):
-        return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_,
-                          triangular=self.eigenvalues_ is None)  # Cholesky: M = L^(-T)
-
     def _expansion_coef(self):
         """mu = M beta^T (k x n_problems), formed once: prediction is the reduced SVM
         K(X, Z) mu + b, O(n k d + n k) per class (the paper's mu = U Lambda^(-1/2) beta)."""
@@ -202,7 +186,7 @@ class LowRankSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelEst
         """
         self.__dict__.pop("_sbm", None)
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
-        fmap = self._build_map(X, y_enc)
+        fmap = self._fit_map(X, y_enc, self.whitening)
         nbytes = X.shape[0] * fmap.n_components * working_dtype(X, fmap.Z).itemsize
         if nbytes <= parse_memory_budget(self.memory_budget):
             self._solve_in_memory(fmap.transform(X), Y, sw)
@@ -279,11 +263,9 @@ class LowRankSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelEst
         ----------
         source : (X, y[, sample_weight]) tuple, or iterable of (X, y[, sample_weight]) chunks
             Arrays (or ``np.memmap``, read only when sliced) are cut into ``chunk_size``
-            rows. An iterable yields chunks of its own size: a list, a generator, or any
-            object whose ``__iter__`` starts over, such as
-            :class:`sparsekernel.datasets.SvmlightChunks` for a LIBSVM/svmlight file read
-            ``chunk_size`` lines at a time. With ``n_passes > 1`` the source must be
-            re-iterable (not a one-shot iterator or generator).
+            rows. An iterable (a list, a generator, a
+            :class:`~sparsekernel.datasets.SvmlightChunks`) yields chunks of its own size;
+            with ``n_passes > 1`` it must be re-iterable (not a one-shot iterator).
         classes : array-like, optional
             All class labels; default: the labels of the first chunk.
 
@@ -307,7 +289,7 @@ class LowRankSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelEst
         X0, y0, _ = self._check_chunk(*first)
         self._set_classes(y0, classes)
         self.n_features_in_ = X0.shape[1]
-        fmap = self._build_map(X0, self._encode(y0))
+        fmap = self._fit_map(X0, self._encode(y0), self.whitening)
         del X0, y0
         # The first pass continues the iterator already opened (a one-shot iterator cannot
         # be restarted, and a file need not be reopened); later passes start over.
@@ -335,7 +317,7 @@ class LowRankSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelEst
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight, classes=classes,
                                                 reset=first)
         if first:
-            self._sbm = self._new_solver(self._build_map(X, y_enc))
+            self._sbm = self._new_solver(self._fit_map(X, y_enc, self.whitening))
             self.n_rows_seen_ = 0
         self._sbm.step(self._map().transform(X), Y, sw)
         self.n_rows_seen_ += X.shape[0]

@@ -19,9 +19,7 @@ logger = logging.getLogger("sparsekernel")
 def _format(info):
     parts = []
     for key, value in info.items():
-        if isinstance(value, float):
-            if math.isnan(value):
-                continue
+        if isinstance(value, float) and not math.isnan(value):
             parts.append(f"{key}={value:.4g}")
         elif isinstance(value, int | str):
             parts.append(f"{key}={value}")

@@ -1,4 +1,4 @@
-"""Declarative parameter constraints, checked once at ``fit`` entry.
+"""Declarative parameter constraints, checked once at ``fit`` entry, and sample weights.
 
 The message shape follows scikit-learn's so users see one style everywhere::
 
@@ -14,13 +14,8 @@ import numbers
 
 import numpy as np
 
-__all__ = [
-    "InvalidParameterError",
-    "plain",
-    "Interval",
-    "Options",
-    "validate_params",
-]
+__all__ = ["COMMON_CONSTRAINTS", "InvalidParameterError", "Interval", "Options",
+           "check_sample_weight", "constraints", "plain", "validate_params"]
 
 
 def plain(value):
@@ -173,3 +168,49 @@ def validate_params(owner, constraints, params):
             f"The {name!r} parameter of {owner} must be {expected}. "
             f"Got {plain(value)!r} instead."
         )
+
+
+#: The vocabulary shared by every estimator: one name, one meaning, one check. Family tables
+#: add to these; kernel and basis constraints live in :mod:`sparsekernel.base` (they name the
+#: kernel functions and the basis selectors, which sit above this layer).
+COMMON_CONSTRAINTS = {
+    "C": [Interval("real", 0, None, closed="neither")],
+    "tol": [Interval("real", 0, None, closed="neither")],
+    "max_iter": [Interval("int", 1, None, closed="left")],
+    "class_weight": [None, Options("balanced"), "dict"],
+    "random_state": ["random_state"],
+    "verbose": [Interval("int", 0, None, closed="left"), "boolean"],
+    "memory_budget": [None, Interval("real", 1, float(2**62), closed="both"), str],
+    "epsilon": [Interval("real", 0, None, closed="left")],
+}
+
+
+def constraints(*names, **extra):
+    """A constraint table: the shared entries ``names`` plus family-specific ``extra``."""
+    return {**{name: COMMON_CONSTRAINTS[name] for name in names}, **extra}
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """Return sample weights as a float64 array of shape (n_samples,).
+
+    None gives ones; a scalar is broadcast. Weights must be finite and non-negative with a
+    positive sum; errors name the problem and the offending value or shape.
+    """
+    if sample_weight is None:
+        return np.ones(n_samples)
+    sw = np.asarray(sample_weight, dtype=np.float64)
+    if sw.ndim == 0:
+        sw = np.full(n_samples, float(sw))
+    if sw.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight must have shape ({n_samples},), matching X; got shape {sw.shape}."
+        )
+    if not np.all(np.isfinite(sw)):
+        raise ValueError("sample_weight must be finite; it contains NaN or infinity.")
+    if np.any(sw < 0):
+        raise ValueError(
+            f"sample_weight must be non-negative; its minimum is {float(sw.min())!r}."
+        )
+    if sw.sum() <= 0:
+        raise ValueError("sample_weight must have a positive sum; all weights are zero.")
+    return sw
