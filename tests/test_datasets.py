@@ -4,6 +4,7 @@ import bz2
 import gzip
 import lzma
 import shutil
+import warnings
 from collections import Counter
 from importlib.resources import files
 
@@ -129,22 +130,67 @@ def test_svmlight_paths_align_n_features(tmp_path):
     np.testing.assert_array_equal(yb, [1.0, -1.0])
     assert load_svmlight_path(b)[0].shape == (2, 2)  # alone: max index used is 2
     assert all(X.shape[1] == 8 for X, _ in load_svmlight_paths([a, b], n_features=8))
-    with pytest.raises(ValueError, match=r"n_features=4 .*5 features.*a\.svm\.xz"):
+    with pytest.raises(ValueError,
+                       match=r"a\.svm\.xz'.*line 1: feature index 5 is beyond n_features=4"):
         load_svmlight_paths([a, b], n_features=4)
 
 
 def test_svmlight_paths_zero_based_auto_is_global(tmp_path):
-    # One file uses index 0, so both files are read as zero-based (as scikit-learn does).
+    # 'auto': one file uses index 0, so both files are read as zero-based, with a warning.
     a = tmp_path / "a.svm"
-    a.write_text("1 0:1 2:3\n")
+    a.write_text("# header\n\n1 0:1 2:3\n")
     b = tmp_path / "b.svm"
     b.write_text("-1 1:2\n")
-    (Xa, _), (Xb, _) = load_svmlight_paths([a, b])
+    with pytest.warns(UserWarning, match=r"'.*a\.svm' uses feature index 0 \(line 3\)"):
+        (Xb, _), (Xa, _) = load_svmlight_paths([b, a], zero_based="auto")
     np.testing.assert_array_equal(Xa.toarray(), [[1.0, 0.0, 3.0]])
     np.testing.assert_array_equal(Xb.toarray(), [[0.0, 2.0, 0.0]])
-    # Without index 0 anywhere the files are one-based (LIBSVM).
+    # Without index 0 anywhere the files are one-based (LIBSVM), silently.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(load_svmlight_path(b, zero_based="auto")[0].toarray(),
+                                      [[2.0]])
     np.testing.assert_array_equal(load_svmlight_path(b)[0].toarray(), [[2.0]])
     np.testing.assert_array_equal(load_svmlight_path(b, zero_based=True)[0].toarray(), [[0, 2.0]])
+
+
+def test_svmlight_stray_zero_index_is_an_error_by_default(tmp_path):
+    # One stray "0:" used to make every row zero-based (shifting all features by one).
+    rows = [f"{(-1) ** i} {i % 5 + 1}:1.5 7:2" for i in range(40)]
+    rows[27] = "1 0:1.5 7:2"
+    path = tmp_path / "train.svm.gz"
+    _write(path, ("# exported by a tool\n" + "\n".join(rows) + "\n").encode())
+    with pytest.raises(ValueError, match=r"train\.svm\.gz'.*line 29: feature index 0 in a "
+                                         r"one-based \(LIBSVM\) file; pass zero_based=True"):
+        load_svmlight_path(path)
+    X, _ = load_svmlight_path(path, zero_based=True)
+    assert X.shape == (40, 8) and X[27, 0] == 1.5
+
+
+@pytest.mark.parametrize("bad_line, match", [
+    ("1 3:x", "could not convert string to float"),
+    ("1 4:1 2:1", "sorted and unique"),
+    ("1 -2:1", "Invalid index -2"),
+    ("one 1:1", "could not convert"),
+    ("1 99999999999999999999:1", "too large"),
+])
+@pytest.mark.parametrize("suffix", ["", ".xz"])
+def test_svmlight_parse_errors_name_file_and_line(bad_line, match, suffix, tmp_path):
+    lines = ["1 1:1"] * 12_345 + ["# a comment", bad_line] + ["-1 2:1"] * 10
+    path = _write(tmp_path / f"d.svm{suffix}", ("\n".join(lines) + "\n").encode())
+    with pytest.raises(ValueError, match=rf"d\.svm{suffix}'.*line 12347: .*{match}"):
+        load_svmlight_path(path)
+    with pytest.raises(ValueError, match=rf"d\.svm{suffix}'.*line 12347: .*{match}"):
+        list(SvmlightChunks(path, 1000))
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_svmlight_truncated_compressed_file_names_a_line(suffix, tmp_path):
+    path = _write(tmp_path / f"d.svm{suffix}", b"1 1:0.5 2:0.25\n" * 50_000)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match=rf"d\.svm\{suffix}'.*line \d+: cannot decompress"):
+        load_svmlight_path(path)
 
 
 def test_svmlight_errors(tmp_path):

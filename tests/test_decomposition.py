@@ -13,6 +13,7 @@ from sklearn.base import clone
 from sklearn.cross_decomposition import CCA
 from sklearn.datasets import make_circles
 from sklearn.decomposition import PCA, KernelPCA
+from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import make_pipeline
 
 from sparsekernel import (
@@ -74,7 +75,8 @@ def test_kpca_n_basis_none_is_sklearn_kernel_pca():
                                  ReducedKernelCCA(n_basis=None)], ids=lambda e: type(e).__name__)
 def test_n_basis_none_is_refused_past_the_memory_budget(est):
     est = clone(est).set_params(memory_budget=8 * 30**2)  # n = 40 rows need 40x40 (or 80x80)
-    with pytest.raises(ValueError, match=r"n_basis=None .* MiB"):
+    with pytest.raises(ValueError,
+                       match=r"n_basis=None .* KiB each, above memory_budget=7.03 KiB"):
         est.fit(X_TRAIN[:40], _Y)
 
 
@@ -406,3 +408,25 @@ def test_rank_tolerance_keeps_float32_singular_covariances_stable():
     got = ReducedKernelSIR(4, **kw).fit(X.astype(np.float32), y)
     np.testing.assert_allclose(got.eigenvalues_, ref.eigenvalues_, rtol=1e-3)
     np.testing.assert_allclose(got.transform(X.astype(np.float32)).std(axis=0), 1.0, rtol=1e-3)
+
+
+def test_reduced_features_names_and_pandas_output():
+    """One name per basis point, and set_output gives DataFrames with those columns, in a
+    pipeline too."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.linear_model import Ridge
+
+    feats = ReducedFeatures(gamma=0.3, n_basis=20, random_state=0)
+    with pytest.raises(NotFittedError):
+        feats.get_feature_names_out()
+    names = feats.fit(X_TRAIN).get_feature_names_out()
+    assert list(names) == [f"reducedfeatures{i}" for i in range(20)]
+    out = feats.set_output(transform="pandas").transform(X_NEW)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == list(names)
+    np.testing.assert_array_equal(out.to_numpy(), feats.set_output(transform="default")
+                                  .transform(X_NEW))
+    Xdf = pd.DataFrame(X_TRAIN, columns=[f"x{j}" for j in range(X_TRAIN.shape[1])])
+    pipe = make_pipeline(ReducedFeatures(gamma=0.3, n_basis=12, random_state=0), Ridge())
+    pipe.set_output(transform="pandas").fit(Xdf, X_TRAIN[:, 0])
+    assert list(pipe[0].transform(Xdf).columns) == [f"reducedfeatures{i}" for i in range(12)]
+    assert list(pipe[:-1].get_feature_names_out()) == list(pipe[0].get_feature_names_out())

@@ -6,6 +6,7 @@ import bz2
 import gzip
 import lzma
 import os
+import zlib
 from pathlib import Path
 
 __all__ = ["find_shared_data"]
@@ -14,12 +15,21 @@ __all__ = ["find_shared_data"]
 COMPRESSED_SUFFIXES = ("", ".xz", ".gz", ".bz2")
 
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+# What reading a damaged compressed stream raises: gzip.BadGzipFile and bz2's "Invalid data
+# stream" are OSErrors, a truncated stream is an EOFError.
+_DECOMPRESSION_ERRORS = (EOFError, OSError, lzma.LZMAError, zlib.error)
 
 
 def open_binary(path):
     """Open ``path`` for binary reading, decompressing by its suffix (.gz, .bz2, .xz)."""
     path = Path(path)
     return _OPENERS.get(path.suffix.lower(), open)(path, "rb")
+
+
+def decompression_errors(path):
+    """The exceptions that mean ``path``'s compressed data are damaged (none for a plain
+    file, whose OSErrors are real input/output errors)."""
+    return _DECOMPRESSION_ERRORS if Path(path).suffix.lower() in _OPENERS else ()
 
 
 def resolve_compressed(directory, name):

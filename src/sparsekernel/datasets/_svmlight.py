@@ -1,12 +1,18 @@
-"""SVMlight / LIBSVM text files, plain or compressed (.gz, .bz2, .xz)."""
+"""SVMlight / LIBSVM text files, plain or compressed (.gz, .bz2, .xz).
+
+Feature indices are one-based, as LIBSVM writes them, unless ``zero_based=True``: a file
+whose rows mix conventions would otherwise be shifted silently (one stray ``0:`` made
+scikit-learn's ``'auto'`` read every row zero-based). ``'auto'`` switches to zero-based only
+when an index 0 occurs, with a warning naming the file and line. Every parse error names the
+file and line.
+"""
 
 from __future__ import annotations
 
-import gzip
 import io
 import itertools
-import lzma
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +20,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
 from ..utils import Interval, Options, validate_params
-from ._paths import open_binary
+from ._paths import decompression_errors, open_binary
 
 __all__ = ["SvmlightChunks", "load_svmlight_path", "load_svmlight_paths"]
 
@@ -22,7 +28,10 @@ _CONSTRAINTS = {
     "n_features": [None, Interval("int", 1, None, closed="left")],
     "zero_based": [Options(True, False, "auto")],
 }
-_PARSE_ERRORS = (ValueError, EOFError, lzma.LZMAError, gzip.BadGzipFile)
+_PARSE_ERRORS = (ValueError, OverflowError)
+#: Lines per block when a file is re-read to find the line at fault.
+_BLOCK_LINES = 10_000
+_ONE_BASED_HINT = "pass zero_based=True if the file's indices start at 0"
 
 
 def _existing_file(path):
@@ -35,20 +44,121 @@ def _existing_file(path):
     return path
 
 
-def _read_one(path, dtype, zero_based):
-    """Parse one file; ``zero_based="auto"`` reads raw indices (resolved by the caller)."""
-    path = _existing_file(path)
-    with open_binary(path) as f:
-        return (path, *_parse(path, f, dtype, True if zero_based == "auto" else zero_based))
-
-
-def _parse(path, source, dtype, zero_based=True):
-    """``load_svmlight_file`` on a binary stream; a corrupt file's error names ``path``."""
-    try:
-        X, y = load_svmlight_file(source, dtype=dtype, zero_based=zero_based)
-    except _PARSE_ERRORS as exc:
-        raise ValueError(f"Could not read '{path}' as an SVMlight/LIBSVM file: {exc}") from exc
+def _parse_bytes(source, dtype):
+    """scikit-learn's parser on a binary stream, indices as written (index 0 allowed)."""
+    X, y = load_svmlight_file(source, dtype=dtype, zero_based=True)
     return sp.csr_matrix(X), np.asarray(y, dtype=np.float64)
+
+
+def _read_raw(path, dtype):
+    """``(X, y)`` of one file with raw indices; an error names the file and line at fault."""
+    try:
+        with open_binary(path) as fh:
+            return _parse_bytes(fh, dtype)
+    except _PARSE_ERRORS + decompression_errors(path) as exc:
+        raise _located_error(path, dtype, exc) from None
+
+
+def _error(path, line, message):
+    return ValueError(f"Could not read '{path}' as an SVMlight/LIBSVM file: line {line}: "
+                      f"{message}")
+
+
+def _located_error(path, dtype, exc):
+    """The error of a failed parse, located by re-reading the file block by block (the
+    parser reports no position)."""
+    try:
+        for first, lines in _line_blocks(path):
+            try:
+                _parse_bytes(io.BytesIO(b"".join(lines)), dtype)
+            except _PARSE_ERRORS:
+                offset, message = _first_bad_line(lines, dtype)
+                return _error(path, first + offset, message)
+    except ValueError as located:  # a damaged compressed stream, located by _line_blocks
+        return located
+    return ValueError(f"Could not read '{path}' as an SVMlight/LIBSVM file: {exc}")
+
+
+def _line_blocks(path, n_lines=_BLOCK_LINES):
+    """Yield ``(number of the first line, lines)`` for consecutive blocks of ``n_lines``."""
+    errors, first = decompression_errors(path), 1
+    with open_binary(path) as fh:
+        while True:
+            lines = []
+            try:
+                lines.extend(itertools.islice(fh, n_lines))  # keeps the lines read on error
+            except errors as exc:
+                raise _error(path, first + len(lines), f"cannot decompress: {exc}") from None
+            if not lines:
+                return
+            yield first, lines
+            first += len(lines)
+
+
+def _first_bad_line(lines, dtype):
+    """``(index, message)`` of the first line of ``lines`` the parser refuses, by bisection
+    (each refusal is about one line: a label, an index, a value, their order)."""
+    lo, hi, message = 0, len(lines), "unreadable lines"
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            _parse_bytes(io.BytesIO(b"".join(lines[lo:mid])), dtype)
+            lo = mid
+        except _PARSE_ERRORS as exc:
+            hi, message = mid, str(exc)
+    try:
+        _parse_bytes(io.BytesIO(lines[lo]), dtype)
+    except _PARSE_ERRORS as exc:
+        message = str(exc)
+    return lo, f"{message} ({_excerpt(lines[lo])})"
+
+
+def _excerpt(line):
+    text = line.rstrip(b"\r\n")
+    return repr(text if len(text) <= 60 else text[:57] + b"...")
+
+
+def _data_lines(lines):
+    """Indices in ``lines`` of the lines that hold a row (not blank, not only a comment)."""
+    return [i for i, line in enumerate(lines) if line.split(b"#", 1)[0].split()]
+
+
+def _row_of(X, pos):
+    """The row of CSR ``X`` holding stored entry ``pos``."""
+    return int(np.searchsorted(X.indptr, pos, side="right") - 1)
+
+
+def _first_row_with_zero(X):
+    """The first row of CSR ``X`` (raw indices) using feature index 0, or None."""
+    if not X.nnz:
+        return None
+    pos = int(np.argmin(X.indices))  # the first minimum, so the first row using it
+    return _row_of(X, pos) if X.indices[pos] == 0 else None
+
+
+def _line_of_row(path, row):
+    """Line number of data row ``row`` of a file (re-read: only errors and warnings ask)."""
+    seen = 0
+    for first, lines in _line_blocks(path):
+        rows = _data_lines(lines)
+        if row < seen + len(rows):
+            return first + rows[row - seen]
+        seen += len(rows)
+    return None
+
+
+def _zero_index_line(path, X):
+    row = _first_row_with_zero(X)
+    return None if row is None else _line_of_row(path, row)
+
+
+def _one_based(path, X, line_of_zero, hint=_ONE_BASED_HINT):
+    """X with its raw one-based indices shifted to 0; an index 0 is an error."""
+    if line_of_zero is not None:
+        raise _error(path, line_of_zero, f"feature index 0 in a one-based (LIBSVM) file; "
+                                         f"{hint}")
+    X.indices -= 1
+    return _with_columns(X, max(X.shape[1] - 1, 0))
 
 
 def _with_columns(X, n_columns):
@@ -56,7 +166,44 @@ def _with_columns(X, n_columns):
     return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_columns), copy=False)
 
 
-def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based="auto"):
+def _warn_zero_based(path, line):
+    warnings.warn(f"'{path}' uses feature index 0 (line {line}): zero_based='auto' reads "
+                  "the indices as zero-based. Pass zero_based=True or False to decide.",
+                  UserWarning, stacklevel=4)
+
+
+def _resolve_zero_based(raw, zero_based):
+    """Apply the convention to every ``(path, X, y)``; ``'auto'`` looks at all files.
+
+    Returns the shifted ``raw`` and whether it is zero-based.
+    """
+    if zero_based == "auto":
+        zero_based = False
+        for path, X, _ in raw:
+            line = _zero_index_line(path, X)
+            if line is not None:
+                _warn_zero_based(path, line)
+                zero_based = True
+                break
+    if zero_based:
+        return raw, True
+    return [(p, _one_based(p, X, _zero_index_line(p, X)), y) for p, X, y in raw], False
+
+
+def _first_wide_entry(X, n_columns):
+    """``(row, column)`` of the first stored entry of CSR ``X`` in a column >= n_columns."""
+    pos = int(np.argmax(X.indices >= n_columns))
+    return _row_of(X, pos), int(X.indices[pos])
+
+
+def _too_wide(path, line, column, n_features, zero_based):
+    """The error for a file using a column (0-based ``column``) past ``n_features``."""
+    index = column if zero_based else column + 1  # as written in the file
+    return _error(path, line, f"feature index {index} is beyond n_features={n_features}; "
+                              "pass a larger n_features")
+
+
+def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based=False):
     """Load several SVMlight/LIBSVM files with one common number of features.
 
     Use it for train/validation/test files that must line up column by column, e.g.
@@ -73,9 +220,11 @@ def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based="au
         features found over all files.
     dtype : numpy dtype, default=np.float64
         Dtype of the feature matrices.
-    zero_based : bool or "auto", default="auto"
-        Whether feature indices start at 0. ``"auto"`` follows scikit-learn: the files are
-        taken as one-based (LIBSVM) unless some file uses index 0 or has no feature at all.
+    zero_based : bool or "auto", default=False
+        Whether feature indices start at 0. False (LIBSVM's convention): they start at 1 and
+        an index 0 is an error naming its file and line. ``"auto"``: one-based unless some
+        file uses index 0, in which case every file is read zero-based, with a warning
+        naming the first such file and line.
 
     Returns
     -------
@@ -88,8 +237,8 @@ def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based="au
     FileNotFoundError
         A file does not exist (the message names it).
     ValueError
-        A file is malformed (the message names it and quotes scikit-learn's message), or
-        ``n_features`` is smaller than the number of features of a file.
+        A file is malformed, uses index 0 in one-based mode, or uses a feature index beyond
+        ``n_features``: the message names the file and the line.
 
     Examples
     --------
@@ -105,23 +254,23 @@ def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based="au
     validate_params(
         "load_svmlight_paths", _CONSTRAINTS, {"n_features": n_features, "zero_based": zero_based}
     )
-    raw = [_read_one(p, dtype, zero_based) for p in paths]
-    if zero_based == "auto" and all(X.nnz and X.indices.min() > 0 for _, X, _ in raw):
-        raw = [(p, _shift_columns(p, X, False), y) for p, X, y in raw]  # one-based
+    raw = []
+    for path in paths:
+        path = _existing_file(path)
+        raw.append((path, *_read_raw(path, dtype)))
+    raw, zero_based = _resolve_zero_based(raw, zero_based)
     widest = max((X.shape[1] for _, X, _ in raw), default=0)
     common = widest if n_features is None else n_features
     out = []
     for path, X, y in raw:
         if X.shape[1] > common:
-            raise ValueError(
-                f"n_features={n_features} is smaller than the {X.shape[1]} features found in "
-                f"'{path}'."
-            )
+            row, column = _first_wide_entry(X, common)
+            raise _too_wide(path, _line_of_row(path, row), column, n_features, zero_based)
         out.append((_with_columns(X, common), y))
     return out
 
 
-def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based="auto"):
+def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based=False):
     """Load one SVMlight/LIBSVM file, plain or compressed (:func:`load_svmlight_paths`).
 
     Parameters
@@ -131,8 +280,8 @@ def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based="auto
     n_features : int or None, default=None
         Number of columns of ``X``; ``None``: the largest feature index of the file.
     dtype : numpy dtype, default=np.float64
-    zero_based : bool or "auto", default="auto"
-        As in :func:`load_svmlight_paths`.
+    zero_based : bool or "auto", default=False
+        As in :func:`load_svmlight_paths`: one-based (LIBSVM) unless True.
 
     Returns
     -------
@@ -146,7 +295,8 @@ def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based="auto
     FileNotFoundError
         The file does not exist (the message names it).
     ValueError
-        The file is malformed (the message names it and quotes scikit-learn's message).
+        The file is malformed or its indices do not fit ``zero_based`` or ``n_features``
+        (the message names the file and the line).
 
     Examples
     --------
@@ -173,13 +323,15 @@ class SvmlightChunks:
         Lines (rows) per chunk, at least 1.
     n_features : int or None, default=None
         Number of columns. ``None`` takes the largest index of the first chunk; a later
-        chunk with a larger index then raises a ValueError (pass ``n_features`` for files
-        whose first rows do not use every feature).
+        chunk with a larger index then raises a ValueError naming its line (pass
+        ``n_features`` for files whose first rows do not use every feature).
     dtype : numpy dtype, default=np.float64
         Dtype of ``X`` (float32 halves the memory and time of what consumes it).
-    zero_based : bool or "auto", default="auto"
-        Whether feature indices start at 0. "auto" decides on the first chunk (one-based,
-        as LIBSVM, unless index 0 occurs there) and keeps that choice for every chunk.
+    zero_based : bool or "auto", default=False
+        Whether feature indices start at 0; False (LIBSVM's convention) makes an index 0 an
+        error naming its line. "auto" decides on the first chunk: zero-based, with a
+        warning naming the line, if index 0 occurs there, else one-based for every chunk
+        (a later index 0 is then an error).
     dense : bool, default=True
         Yield dense C-contiguous arrays (else CSR matrices).
 
@@ -191,7 +343,7 @@ class SvmlightChunks:
         The file does not exist.
     ValueError
         A bad ``chunk_size``, ``n_features`` or ``zero_based`` (at construction), or a
-        malformed file (while iterating).
+        malformed file (while iterating; the message names the file and line).
 
     Examples
     --------
@@ -199,7 +351,7 @@ class SvmlightChunks:
     >>> clf = LowRankSVC(n_passes=2).fit_stream(chunks)  # doctest: +SKIP
     """
 
-    def __init__(self, path, chunk_size, n_features=None, dtype=np.float64, zero_based="auto",
+    def __init__(self, path, chunk_size, n_features=None, dtype=np.float64, zero_based=False,
                  dense=True):
         self.path = _existing_file(path)
         validate_params("SvmlightChunks", {
@@ -210,29 +362,34 @@ class SvmlightChunks:
 
     def __iter__(self):
         path, n_features, zero_based = self.path, self.n_features, self.zero_based
-        with open_binary(path) as fh:
-            while lines := list(itertools.islice(fh, self.chunk_size)):
-                X, y = _parse(path, io.BytesIO(b"".join(lines)), self.dtype)  # raw indices
-                if zero_based == "auto":
-                    zero_based = not (X.nnz and X.indices.min() > 0)
-                X = _shift_columns(path, X, zero_based)
-                n_features = X.shape[1] if n_features is None else n_features
-                if X.shape[1] > n_features:
-                    raise ValueError(
-                        f"'{path}' has feature index {X.shape[1]} beyond n_features="
-                        f"{n_features} (fixed by the first chunk or given); pass n_features."
-                    )
-                X = _with_columns(X, n_features)
-                yield (X.toarray() if self.dense else X), y
+        for first, lines in _line_blocks(path, self.chunk_size):
+            X, y = self._parse(first, lines)
+            rows = None  # which lines hold rows: worked out only for an error or warning
+            zero = _first_row_with_zero(X)
+            if zero is not None:
+                rows = _data_lines(lines)
+            if zero_based == "auto":  # decided once, on the first chunk
+                zero_based = zero is not None
+                if zero_based:
+                    _warn_zero_based(path, first + rows[zero])
+            if not zero_based:
+                hint = (_ONE_BASED_HINT if self.zero_based is False else "zero_based='auto' "
+                        "chose one-based at the first chunk; " + _ONE_BASED_HINT)
+                X = _one_based(path, X, None if zero is None else first + rows[zero], hint)
+            n_features = X.shape[1] if n_features is None else n_features
+            if X.shape[1] > n_features:
+                row, column = _first_wide_entry(X, n_features)
+                raise _too_wide(path, first + _data_lines(lines)[row], column, n_features,
+                                zero_based)
+            X = _with_columns(X, n_features)
+            yield (X.toarray() if self.dense else X), y
+
+    def _parse(self, first, lines):
+        try:
+            return _parse_bytes(io.BytesIO(b"".join(lines)), self.dtype)
+        except _PARSE_ERRORS:
+            offset, message = _first_bad_line(lines, self.dtype)
+            raise _error(self.path, first + offset, message) from None
 
     def __repr__(self):
         return f"SvmlightChunks({os.fspath(self.path)!r}, chunk_size={self.chunk_size})"
-
-
-def _shift_columns(path, X, zero_based):
-    if zero_based:
-        return X
-    if X.nnz and X.indices.min() == 0:
-        raise ValueError(f"'{path}' uses feature index 0 in a one-based (LIBSVM) file.")
-    X.indices -= 1
-    return _with_columns(X, max(X.shape[1] - 1, 0))

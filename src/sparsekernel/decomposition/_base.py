@@ -23,7 +23,7 @@ from ..base import (
 )
 from ..basis import make_kernel
 from ..solvers import MomentAccumulator
-from ..utils import Interval, parse_memory_budget
+from ..utils import Interval, format_bytes, parse_memory_budget
 
 
 class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEstimator):
@@ -82,8 +82,8 @@ def check_full_kernel(est, m):
     if need > budget:
         raise ValueError(
             f"{type(est).__name__} with n_basis=None (every training row) holds {m}x{m} "
-            f"covariance matrices of {need / 2**20:.0f} MiB each, above memory_budget="
-            f"{budget / 2**20:.0f} MiB. Use a reduced basis (n_basis << n) or raise "
+            f"covariance matrices of {format_bytes(need)} each, above memory_budget="
+            f"{format_bytes(budget)}. Use a reduced basis (n_basis << n) or raise "
             f"memory_budget."
         )
 

@@ -162,6 +162,9 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
         "n_jobs": [None, Interval("int", None, -1, closed="right"),
                    Interval("int", 1, None, closed="left")],
     }
+    # Where a fit runs is not part of the model: sparsekernel.io neither writes nor restores
+    # it, so a tampered model file cannot pick the scheduler the next fit connects to.
+    _transient_params = ("client",)
 
     def __init__(self, n_parts=4, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  n_basis="auto", basis="random", final_C=1.0, smoothing=float("inf"),

@@ -45,21 +45,49 @@ ends with ``_`` and does not start with ``_``. Private attributes are *not* save
 estimator must be able to predict from its parameters and public fitted attributes alone
 (rebuilding any cache lazily). A value the format cannot store (say a ``RandomState`` as
 ``random_state``) makes :func:`save` raise :class:`ModelFormatError` naming it; nothing is
-dropped silently.
+dropped silently. Two exceptions by design: parameters an estimator declares transient
+(``MapReduceSVC.client``, where a fit runs) are never written, and ignored in a file, so a
+model file cannot choose the cluster a later ``fit`` connects to; and :func:`save` refuses
+what :func:`load` would refuse (invalid parameters, fitted attributes the class's ``fit``
+does not set or with inconsistent shapes).
 
-Safety: :func:`load` never executes code from the file. Arrays are read with
-``allow_pickle=False``, metadata with :mod:`json`, and classes are resolved only through an
-allow-list: the estimators exported by ``sparsekernel.__all__`` and ``sparsekernel.basis.__all__``.
-Every array member must exist, match the dtype and shape listed in ``"arrays"`` and not be
-of object dtype, and attribute names must be public names ending with ``_`` that the class
-does not define; any other content raises :class:`ModelFormatError`.
+Safety: model files are untrusted input. :func:`load` never executes code from the file:
+arrays are read without pickle, metadata with :mod:`json`, and classes are resolved only
+through an allow-list (the estimators exported by ``sparsekernel.__all__`` and
+``sparsekernel.basis.__all__``). Before it returns, the whole model is checked:
+
+- the zip directory, before anything is decompressed: no duplicate, unexpected, encrypted
+  or oddly compressed member; ``metadata.json`` at most 8 MiB and all members together
+  within ``load(max_bytes=...)`` (4 GiB by default);
+- ``metadata.json``: UTF-8 JSON nested at most 64 levels, at most 500,000 values, no
+  duplicate keys and no ``NaN``/``Infinity`` literals; every node a value of the grammar
+  above, with no extra keys;
+- the index ``"arrays"`` against the ``.npy`` members, one to one; each member's header
+  (dtype bool, integer, float, complex or unicode; never objects or records) and the bytes
+  its shape implies against the member's size, before the array is allocated; each array
+  used exactly once; CSR parts consistent (``indptr`` rising from 0 to the number of
+  values, every column index inside the shape);
+- parameters, as ``fit`` checks them; attribute names (public names ending with ``_`` that
+  the class does not define);
+- the fitted state against what the class's ``fit`` produces: every attribute present, of
+  the right type, float arrays float32/float64 and finite, labels sorted and unique, shapes
+  consistent with one another (``n_features_in_``, ``classes_``, ``basis_``, ``coef_``,
+  ``intercept_``, ...); then the model must compute finite values on one zero row.
+
+Anything else raises :class:`ModelFormatError`, whose message names the member at fault.
+A load holds each array once: its peak memory is about the model's size plus a few MiB.
 
 Compatibility: a file whose ``format_version`` is newer than :data:`FORMAT_VERSION` raises
 :class:`ModelFormatError` naming both versions. Parameters absent from a file take the
 class default; a saved parameter the class no longer accepts is an error.
 """
 
-from ._codec import ModelFormatError
-from ._persistence import FORMAT_VERSION, load, save
+# Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``).
+from .. import _lazy_exports
 
 __all__ = ["FORMAT_VERSION", "ModelFormatError", "load", "save"]
+
+__getattr__, __dir__ = _lazy_exports(globals(), {
+    "._codec": ["ModelFormatError"],
+    "._persistence": ["FORMAT_VERSION", "load", "save"],
+})

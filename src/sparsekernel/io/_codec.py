@@ -12,9 +12,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-__all__ = ["ModelFormatError", "UnsupportedValueError", "decode", "encode"]
+__all__ = ["ModelFormatError", "UnsupportedValueError", "decode", "encode", "instantiate",
+           "saved_params"]
 
 _NONFINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+_SCALAR_DTYPES = frozenset(
+    ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+     "float16", "float32", "float64"])
 _SPARSE_CONTAINERS = {"csr_matrix": sp.csr_matrix, "csr_array": sp.csr_array}
 _SUPPORTED = (
     "None, bool, int, float, str, numpy scalars, numpy arrays (not of object dtype, except "
@@ -32,6 +36,17 @@ class ModelFormatError(ValueError):
 
 class UnsupportedValueError(Exception):
     """A value the format cannot store; ``save`` turns it into a ModelFormatError."""
+
+
+def saved_params(cls, params):
+    """``params`` without those ``cls`` declares transient (``_transient_params``).
+
+    Transient parameters say where a fit runs (a cluster address, a live client), not what
+    the model is: they are never written, and a value found in a file is ignored, so a
+    tampered file cannot choose where the next ``fit`` connects.
+    """
+    transient = getattr(cls, "_transient_params", ())
+    return {name: value for name, value in params.items() if name not in transient}
 
 
 def encode(value, key, arrays, registry=None):
@@ -123,7 +138,7 @@ def _encode_estimator(value, key, arrays, registry):
             f"estimator {type(value).__qualname__} is not one of the sparsekernel classes a "
             f"model file may name ({', '.join(sorted(registry))})"
         )
-    params = value.get_params(deep=False)
+    params = saved_params(type(value), value.get_params(deep=False))
     return {"__estimator__": name, "params": {
         p: encode(v, f"{key}/{p}", arrays, registry) for p, v in params.items()
     }}
@@ -137,12 +152,12 @@ def decode(node, read_array, registry):
         return [decode(v, read_array, registry) for v in node]
     if isinstance(node, dict):
         tags = [k for k in node if k in _DECODERS]
-        if len(tags) == 1:
+        if len(tags) == 1 and set(node) <= _TAG_KEYS[tags[0]]:
             try:
                 return _DECODERS[tags[0]](node, read_array, registry)
             except ModelFormatError:
                 raise
-            except (KeyError, TypeError, ValueError) as exc:
+            except (KeyError, TypeError, ValueError, OverflowError) as exc:
                 raise ModelFormatError(
                     f"malformed {tags[0]} value {_short(node)} in metadata.json: {exc!r}"
                 ) from None
@@ -155,27 +170,71 @@ def _short(node):
 
 
 def _decode_numpy_scalar(node, read_array, registry):
-    dtype = np.dtype(node["__numpy__"])
-    if dtype.kind not in "biuf":
-        raise ValueError(f"dtype {dtype} is not a bool, integer or float dtype")
-    return dtype.type(decode(node["value"], read_array, registry))
+    name, value = node["__numpy__"], node["value"]
+    if not (isinstance(name, str) and name in _SCALAR_DTYPES):
+        raise ValueError(f"{name!r} is not a bool, integer or float dtype name")
+    if not isinstance(value, dict | bool | int | float) or (name == "bool") != (
+            isinstance(value, bool)):
+        raise ValueError(f"{value!r} is not a value of dtype {name}")
+    return np.dtype(name).type(decode(value, read_array, registry))
 
 
 def _decode_array(node, read_array, registry):
     array = read_array(node["__array__"])
     if node.get("as_object"):
+        if array.dtype.kind != "U":
+            raise ValueError(f"as_object needs a unicode array, not {array.dtype.str}")
         array = array.astype(object)
-    return array[()] if node.get("as_scalar") else array
+    if node.get("as_scalar"):
+        if array.ndim:
+            raise ValueError(f"as_scalar needs a 0-d array, not shape {array.shape}")
+        return array[()]
+    return array
 
 
 def _decode_sparse(node, read_array, registry):
     container = _SPARSE_CONTAINERS[node["__sparse__"]]
-    parts = [_decode_array(node[p], read_array, registry) for p in ("data", "indices", "indptr")]
+    nodes = [node[p] for p in ("data", "indices", "indptr")]
+    if not all(isinstance(n, dict) and set(n) == {"__array__"} for n in nodes):
+        raise ValueError("data, indices and indptr must be plain array references")
+    members = ", ".join(f"'{n['__array__']}.npy'" for n in nodes)
     shape = node["shape"]
     if not (isinstance(shape, list) and len(shape) == 2
-            and all(isinstance(n, int) and n >= 0 for n in shape)):
+            and all(type(n) is int and 0 <= n < 2**62 for n in shape)):
         raise ValueError(f"shape must be two non-negative ints, got {shape!r}")
-    return container(tuple(parts), shape=tuple(shape))
+    data, indices, indptr = (_decode_array(n, read_array, registry) for n in nodes)
+    problem = _csr_problem(data, indices, indptr, shape)
+    if problem:
+        raise ModelFormatError(f"the CSR matrix in members {members} is malformed: {problem}.")
+    # scipy keeps int32/int64 index arrays; unsigned ones (valid once in range) become int64.
+    indices, indptr = (a if a.dtype in (np.int32, np.int64) else a.astype(np.int64)
+                       for a in (indices, indptr))
+    return container((data, indices, indptr), shape=tuple(shape))
+
+
+def _csr_problem(data, indices, indptr, shape):
+    """What is wrong with these CSR parts, or None. Compiled sparse code trusts them: a
+    column index out of range reads or writes outside its buffers."""
+    n_rows, n_cols = shape
+    if data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1:
+        return "data, indices and indptr must be 1-D"
+    if data.dtype.kind not in "biufc" or indices.dtype.kind not in "iu" or (
+            indptr.dtype.kind not in "iu"):
+        return (f"dtypes data {data.dtype.str}, indices {indices.dtype.str}, indptr "
+                f"{indptr.dtype.str} (numbers, and integer indices, expected)")
+    if len(indptr) != n_rows + 1:
+        return f"indptr has {len(indptr)} entries for {n_rows} rows (rows + 1 expected)"
+    if len(data) != len(indices):
+        return f"{len(data)} values but {len(indices)} column indices"
+    if indptr[0] != 0 or indptr[-1] != len(indices):
+        return (f"indptr runs from {indptr[0]} to {indptr[-1]}, not from 0 to the "
+                f"{len(indices)} stored values")
+    if np.any(indptr[1:] < indptr[:-1]):
+        return "indptr decreases"
+    if len(indices) and (indices.min() < 0 or indices.max() >= n_cols):
+        bad = indices[(indices < 0) | (indices >= n_cols)][0]
+        return f"column index {bad} is outside 0..{n_cols - 1}"
+    return None
 
 
 def _decode_estimator(node, read_array, registry):
@@ -186,14 +245,28 @@ def _decode_estimator(node, read_array, registry):
             f"unknown estimator class {name!r}; a model file may name only "
             f"{', '.join(sorted(registry))}"
         )
+    if not isinstance(node["params"], dict):
+        raise ValueError(f"params must be a JSON object, got {_short(node['params'])}")
     params = {p: decode(v, read_array, registry) for p, v in node["params"].items()}
     return instantiate(cls, params)
 
 
+_TAG_KEYS = {
+    "__float__": {"__float__"},
+    "__numpy__": {"__numpy__", "value"},
+    "__tuple__": {"__tuple__"},
+    "__dict__": {"__dict__"},
+    "__array__": {"__array__", "as_object", "as_scalar"},
+    "__sparse__": {"__sparse__", "shape", "data", "indices", "indptr"},
+    "__estimator__": {"__estimator__", "params"},
+}
+
+
 def instantiate(cls, params):
-    """Return ``cls(**params)``, reporting parameters the class does not take."""
+    """Return ``cls(**params)`` (transient parameters dropped), reporting parameters the
+    class does not take."""
     try:
-        return cls(**params)
+        return cls(**saved_params(cls, params))
     except TypeError as exc:
         raise ModelFormatError(
             f"the saved parameters {sorted(params)} do not match {cls.__name__}: {exc}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 import zipfile
@@ -10,14 +11,33 @@ import zipfile
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ._codec import ModelFormatError, UnsupportedValueError, decode, encode, instantiate
+from ..utils import format_bytes, parse_memory_budget
+from ._codec import (
+    ModelFormatError,
+    UnsupportedValueError,
+    decode,
+    encode,
+    instantiate,
+    saved_params,
+)
+from ._container import (
+    DEFAULT_MAX_BYTES,
+    METADATA,
+    check_array_dtype,
+    check_metadata_text,
+    open_archive,
+    read_array,
+    read_metadata,
+    zip_directory,
+)
+from ._spec import FittedStateError, check_fitted_state, probe
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "allowed_classes", "load", "save"]
 
 FORMAT_NAME = "sparsekernel-model"
 #: Version of the file layout written by :func:`save`; :func:`load` reads versions up to it.
 FORMAT_VERSION = 1
-_METADATA = "metadata.json"
+_METADATA = METADATA
 
 
 def save(model, path):
@@ -34,17 +54,24 @@ def save(model, path):
     Raises
     ------
     ModelFormatError
-        If the class is not a sparsekernel estimator, or a parameter or public fitted
-        attribute holds a value the format cannot store (the message names it and its type).
+        If the class is not a sparsekernel estimator, a parameter or public fitted attribute
+        holds a value the format cannot store (the message names it and its type), or the
+        fitted attributes are not those the class's ``fit`` sets (so :func:`load` would
+        refuse the file).
     """
     metadata, arrays = _encode_model(model, allowed_classes())
+    text = json.dumps(metadata, indent=1, allow_nan=False)
+    try:
+        check_metadata_text(text)
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"Cannot save the {type(model).__name__}: {exc}") from None
     # Write next to the target and rename, so a failed save never leaves a half-written file.
     # (Not tempfile.mkstemp: its 0600 mode would make every saved model private.)
     tmp = f"{os.fsdecode(path)}.{secrets.token_hex(4)}.tmp"
     fh = open(tmp, "xb")  # closed by the with statement below
     try:
         with fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr(_METADATA, json.dumps(metadata, indent=1, allow_nan=False))
+            zf.writestr(_METADATA, text)
             for key, array in arrays.items():
                 with zf.open(f"{key}.npy", "w", force_zip64=array.nbytes > 2**30) as member:
                     np.save(member, array, allow_pickle=False)
@@ -61,10 +88,17 @@ def _encode_model(model, registry):
             f"Cannot save a {type(model).__qualname__}: only the estimators exported by "
             f"sparsekernel can be saved ({', '.join(sorted(registry))})."
         )
+    try:
+        _check_params(model)
+        check_fitted_state(model)
+    except FittedStateError as exc:
+        raise ModelFormatError(f"Cannot save the {cls_name}: {exc}.") from None
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"Cannot save the {cls_name}: {exc}") from None
     arrays = {}
     params = {
         name: _encode_named(model, "parameter", name, value, arrays, registry)
-        for name, value in model.get_params(deep=False).items()
+        for name, value in saved_params(type(model), model.get_params(deep=False)).items()
     }
     attributes = {
         name: _encode_named(model, "fitted attribute", name, value, arrays, None)
@@ -104,15 +138,21 @@ def _library_version():
     return getattr(sparsekernel, "__version__", "unknown")
 
 
-def load(path):
-    """Read an estimator written by :func:`save`.
+def load(path, *, max_bytes=DEFAULT_MAX_BYTES):
+    """Read an estimator written by :func:`save`, treating the file as untrusted.
 
-    Loading never executes code from the file (see "Safety" in :mod:`sparsekernel.io`).
+    Loading never executes code from the file, and checks the whole model before returning
+    it (see "Safety" in :mod:`sparsekernel.io`): sizes before decompressing or allocating,
+    every member, and the fitted state against what the class's ``fit`` produces.
 
     Parameters
     ----------
     path : str or path-like
         A file written by :func:`save`.
+    max_bytes : int, float or str, default=4 GiB
+        Cap on the decompressed size of the whole file, checked from the zip headers before
+        anything is read (a number of bytes or a string such as ``'16GB'``; ``float('inf')``
+        for no cap). Peak memory of a load stays near the size of the arrays it returns.
 
     Returns
     -------
@@ -122,50 +162,96 @@ def load(path):
     Raises
     ------
     FileNotFoundError
-        If ``path`` does not exist.
+        If ``path`` does not exist (other errors opening it propagate as well).
     ModelFormatError
         If the file is not a sparsekernel model file, was written by a newer format version,
-        or is damaged.
+        exceeds ``max_bytes``, or is damaged or inconsistent in any way; the message names
+        the member at fault.
     """
-    try:
-        zf = zipfile.ZipFile(path)
-    except zipfile.BadZipFile:
-        raise ModelFormatError(
-            f"{os.fspath(path)!r} is not a sparsekernel model file: it is not a zip archive."
-        ) from None
-    with zf:
-        metadata = _read_metadata(zf, path)
-        registry = allowed_classes()
-        cls = _model_class(metadata, registry)
-        read_array = _array_reader(zf, _section(metadata, "arrays"))
-        params = {p: decode(v, read_array, registry)
-                  for p, v in _section(metadata, "params").items()}
-        model = instantiate(cls, params)
-        for name, node in _section(metadata, "attributes").items():
-            _check_attribute_name(cls, name)
-            setattr(model, name, decode(node, read_array, registry))
+    limit = parse_memory_budget(DEFAULT_MAX_BYTES if max_bytes is None else max_bytes,
+                                "max_bytes")
+    name = os.fspath(path)
+    with open(path, "rb") as fh, open_archive(fh, name) as zf:
+        try:
+            return _load_archive(zf, limit)
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"Cannot load {name!r}: {exc}") from None
+
+
+def _load_archive(zf, limit):
+    members = zip_directory(zf, limit)
+    if _METADATA not in members:
+        raise ModelFormatError(f"it is not a sparsekernel model file: it has no {_METADATA}.")
+    metadata = read_metadata(zf, members[_METADATA])
+    _check_header(metadata)
+    registry = allowed_classes()
+    cls = _model_class(metadata, registry)
+    reader = _ArrayReader(zf, members, _section(metadata, "arrays"))
+    params = {p: decode(v, reader, registry) for p, v in _section(metadata, "params").items()}
+    model = instantiate(cls, params)
+    _check_params(model)
+    attributes = _section(metadata, "attributes")
+    for name, node in attributes.items():
+        _check_attribute_name(cls, name)
+        setattr(model, name, decode(node, reader, registry))
+    reader.check_all_used()
+    _check_loaded_state(model, attributes)
     return model
 
 
-def _read_metadata(zf, path):
-    try:
-        raw = zf.read(_METADATA)
-    except KeyError:
-        raise ModelFormatError(
-            f"{os.fspath(path)!r} is not a sparsekernel model file: it has no {_METADATA}."
-        ) from None
-    try:
-        metadata = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ModelFormatError(f"Malformed {_METADATA} in {os.fspath(path)!r}: {exc}.") from None
+def _check_header(metadata):
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT_NAME:
         found = metadata.get("format") if isinstance(metadata, dict) else type(metadata).__name__
         raise ModelFormatError(
-            f"{os.fspath(path)!r} is not a sparsekernel model file: expected format "
-            f"{FORMAT_NAME!r} in {_METADATA}, got {found!r}."
+            f"it is not a sparsekernel model file: expected format {FORMAT_NAME!r} in "
+            f"{_METADATA}, got {_short(found)}."
         )
     _check_version(metadata)
-    return metadata
+
+
+def _check_params(model):
+    """The constructor stores parameters unchecked: check them as ``fit`` would."""
+    if getattr(type(model), "_parameter_constraints", None) is None:
+        return
+    try:
+        model._validate_params()
+    except (ValueError, TypeError) as exc:
+        raise ModelFormatError(f"invalid parameter: {exc}") from None
+
+
+def _check_loaded_state(model, attributes):
+    try:
+        symbols = check_fitted_state(model)
+    except FittedStateError as exc:
+        raise ModelFormatError(f"{exc}{_members_of(attributes.get(exc.attribute))}.") from None
+    if symbols:
+        try:
+            probe(model, symbols)
+        except Exception as exc:  # noqa: BLE001 - whatever a crafted model raises is its fault
+            raise ModelFormatError(
+                f"the {type(model).__name__} fails on a zero input row: "
+                f"{type(exc).__name__}: {str(exc)[:200]}"
+            ) from None
+
+
+def _members_of(node):
+    """' (members ...)' for the array members a metadata node refers to, or ''."""
+    keys = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            if isinstance(value.get("__array__"), str):
+                keys.append(f"'{value['__array__']}.npy'")
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(node)
+    if not keys:
+        return f" (stored in {_METADATA})" if node is not None else ""
+    return f" (member{'s' if len(keys) > 1 else ''} {', '.join(keys)})"
 
 
 def _check_version(metadata):
@@ -175,12 +261,12 @@ def _check_version(metadata):
             return
         raise ModelFormatError(
             f"The model file has format version {version} (written by sparsekernel "
-            f"{metadata.get('library_version', 'unknown')}), but this sparsekernel "
+            f"{_short(metadata.get('library_version', 'unknown'))}), but this sparsekernel "
             f"({_library_version()}) reads format versions up to {FORMAT_VERSION}; "
             f"upgrade sparsekernel to load it."
         )
     raise ModelFormatError(
-        f"Unknown model format version {version!r}; this sparsekernel reads format versions "
+        f"Unknown model format version {_short(version)}; this sparsekernel reads format versions "
         f"1 to {FORMAT_VERSION}."
     )
 
@@ -189,7 +275,7 @@ def _section(metadata, name):
     value = metadata.get(name)
     if not isinstance(value, dict):
         raise ModelFormatError(
-            f"Malformed {_METADATA}: {name!r} must be a JSON object, got {value!r}."
+            f"Malformed {_METADATA}: {name!r} must be a JSON object, got {_short(value)}."
         )
     return value
 
@@ -199,7 +285,7 @@ def _model_class(metadata, registry):
     cls = registry.get(name) if isinstance(name, str) else None
     if cls is None:
         raise ModelFormatError(
-            f"Unknown model class {name!r}: this sparsekernel can load "
+            f"Unknown model class {_short(name)}: this sparsekernel can load "
             f"{', '.join(sorted(registry))}."
         )
     return cls
@@ -209,33 +295,72 @@ def _check_attribute_name(cls, name):
     # Only data attributes may be set: never methods, properties or dunder names.
     if not (name.isidentifier() and _is_public_fitted(name)) or hasattr(cls, name):
         raise ModelFormatError(
-            f"Malformed {_METADATA}: {name!r} is not a valid fitted attribute of "
+            f"Malformed {_METADATA}: {_short(name)} is not a valid fitted attribute of "
             f"{cls.__name__} (expected a public name ending with '_')."
         )
 
 
-def _array_reader(zf, index):
-    def read_array(key):
-        entry = index.get(key) if isinstance(key, str) else None
-        if not isinstance(entry, dict):
-            raise ModelFormatError(f"Malformed {_METADATA}: array {key!r} is not listed.")
-        member = f"{key}.npy"
-        try:
-            with zf.open(member) as fh:
-                array = np.lib.format.read_array(fh, allow_pickle=False)
-        except KeyError:
-            raise ModelFormatError(f"The model file lacks the array member {member!r}.") from None
-        except (ValueError, EOFError, OSError, zipfile.BadZipFile) as exc:
-            raise ModelFormatError(f"Cannot read array member {member!r}: {exc}") from None
-        if array.dtype.str != entry.get("dtype") or list(array.shape) != entry.get("shape"):
-            raise ModelFormatError(
-                f"Array member {member!r} has dtype {array.dtype.str} and shape "
-                f"{list(array.shape)}, but {_METADATA} lists {entry.get('dtype')} and "
-                f"{entry.get('shape')}."
-            )
-        return array
+class _ArrayReader:
+    """``read_array(key)`` for :func:`decode`: each listed array exactly once.
 
-    return read_array
+    The index in metadata.json and the .npy members must match one to one, and no array may
+    claim more data than its member holds, before any array is read.
+    """
+
+    def __init__(self, zf, members, index):
+        self._zf, self._used, self._entries = zf, set(), {}
+        for key, entry in index.items():
+            member = members.get(f"{key}.npy")
+            if member is None:
+                raise ModelFormatError(f"it lacks the array member '{key}.npy'.")
+            self._entries[key] = (member, *_index_entry(key, entry, member))
+        listed = {f"{key}.npy" for key in index}
+        unlisted = [n for n in members if n.endswith(".npy") and n not in listed]
+        if unlisted:
+            raise ModelFormatError(
+                f"member {unlisted[0]!r} is not listed in the arrays of {_METADATA}.")
+
+    def __call__(self, key):
+        if not isinstance(key, str) or key not in self._entries:
+            raise ModelFormatError(f"malformed {_METADATA}: array {key!r} is not listed.")
+        if key in self._used:
+            raise ModelFormatError(f"malformed {_METADATA}: array {key!r} is used twice.")
+        self._used.add(key)
+        return read_array(self._zf, *self._entries[key])
+
+    def check_all_used(self):
+        unused = sorted(set(self._entries) - self._used)
+        if unused:
+            raise ModelFormatError(
+                f"array member '{unused[0]}.npy' is listed in {_METADATA} but no value uses it.")
+
+
+def _index_entry(key, entry, member):
+    """``(dtype, shape)`` of one entry of the arrays index, checked against its member."""
+    where = f"array member '{key}.npy'"
+    if not (isinstance(entry, dict) and set(entry) == {"dtype", "shape"}
+            and isinstance(entry["dtype"], str) and isinstance(entry["shape"], list)
+            and len(entry["shape"]) <= 32
+            and all(type(n) is int and n >= 0 for n in entry["shape"])):
+        raise ModelFormatError(f"malformed {_METADATA} entry for {where}: {_short(entry)}.")
+    try:
+        dtype = np.dtype(entry["dtype"])
+    except (TypeError, ValueError, SyntaxError) as exc:
+        raise ModelFormatError(
+            f"{where} is listed with dtype {_short(entry['dtype'])}: {exc}.") from None
+    check_array_dtype(dtype, where)
+    nbytes = math.prod(entry["shape"]) * dtype.itemsize
+    if nbytes > member.file_size:
+        raise ModelFormatError(
+            f"{where} is listed with {format_bytes(nbytes)} of data, but the member holds "
+            f"{format_bytes(member.file_size)}.")
+    return dtype, entry["shape"]
+
+
+def _short(value):
+    """repr of a value read from the file, cut to a length fit for a message."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def allowed_classes():

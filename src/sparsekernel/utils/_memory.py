@@ -1,17 +1,25 @@
-"""One memory budget, given in bytes or as a human-readable string."""
+"""One memory budget, given in bytes or as a human-readable string, and its display."""
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 
-__all__ = ["DEFAULT_MEMORY_BUDGET", "parse_memory_budget"]
+__all__ = ["DEFAULT_MEMORY_BUDGET", "UNLIMITED_MEMORY_BUDGET", "format_bytes",
+           "parse_memory_budget"]
 
 #: Default working-memory budget for kernel blocks and stored features: 1 GiB.
 DEFAULT_MEMORY_BUDGET = 2**30
+#: What ``memory_budget=float('inf')`` means: 4 EiB, more than any machine holds. An int, so
+#: callers that divide (``budget // row_bytes``) or compare need no special case.
+UNLIMITED_MEMORY_BUDGET = 2**62
 
-_UNITS = {"": 1, "B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30, "TB": 2**40}
-_PATTERN = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([KMGT]?B?)\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "P": 2**50}
+# "512MB", "512 MiB", "0.5G", "1e9" and "100B" all parse; units are binary (1 KB = 1024 B).
+_PATTERN = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*(?:([KMGTP])I?)?B?\s*$",
+                      re.IGNORECASE)
+_DISPLAY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
 
 
 def parse_memory_budget(value, name="memory_budget"):
@@ -20,30 +28,63 @@ def parse_memory_budget(value, name="memory_budget"):
     Parameters
     ----------
     value : int, float, str or None
-        Bytes as a number, or a string such as ``"512MB"`` or ``"2 GB"`` (binary units).
-        ``None`` gives :data:`DEFAULT_MEMORY_BUDGET`.
+        Bytes as a number, or a string such as ``"512MB"``, ``"512 MiB"`` or ``"2 GB"``
+        (binary units either way). ``None`` gives :data:`DEFAULT_MEMORY_BUDGET`;
+        ``float('inf')`` means no cap and gives :data:`UNLIMITED_MEMORY_BUDGET`, as does any
+        larger value.
     name : str
         Parameter name used in error messages.
 
     Returns
     -------
     int
-        The budget in bytes (at least 1).
+        The budget in bytes, between 1 and :data:`UNLIMITED_MEMORY_BUDGET`.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is below one byte, NaN, a bool or an unreadable string.
     """
     if value is None:
         return DEFAULT_MEMORY_BUDGET
+    nbytes = None
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        if value >= 1:
-            return int(value)
+        nbytes = float(value) if math.isinf(value) else value
     elif isinstance(value, str):
         match = _PATTERN.match(value)
         if match:
-            unit = match.group(2).upper()
-            unit = unit if unit.endswith("B") or unit == "" else unit + "B"
-            nbytes = int(float(match.group(1)) * _UNITS[unit])
-            if nbytes >= 1:
-                return nbytes
+            nbytes = float(match.group(1)) * _UNITS[(match.group(2) or "").upper()]
+    if nbytes is not None and nbytes >= 1:  # False for NaN
+        return UNLIMITED_MEMORY_BUDGET if nbytes >= UNLIMITED_MEMORY_BUDGET else int(nbytes)
     raise ValueError(
-        f"The {name!r} parameter must be a number of bytes >= 1 or a string such as "
-        f"'512MB' or '2GB'. Got {value!r} instead."
+        f"The {name!r} parameter must be a number of bytes >= 1 (float('inf') for no cap) or "
+        f"a string such as '512MB' or '2GB'. Got {value!r} instead."
     )
+
+
+def format_bytes(nbytes):
+    """Return a byte count as a short string in binary units, e.g. ``'1.5 GiB'``.
+
+    Parameters
+    ----------
+    nbytes : int or float
+        A number of bytes; ``inf`` and :data:`UNLIMITED_MEMORY_BUDGET` or more read
+        ``'unlimited'``.
+
+    Returns
+    -------
+    str
+        Three significant digits and the largest unit that keeps the number at least 1:
+        ``format_bytes(100) == '100 B'``, ``format_bytes(3 * 2**19) == '1.5 MiB'``.
+    """
+    value = float(nbytes)
+    if value >= UNLIMITED_MEMORY_BUDGET:
+        return "unlimited"
+    if math.isnan(value) or value < 0:
+        raise ValueError(f"A byte count must be a non-negative number. Got {nbytes!r}.")
+    exponent = min(int(math.log(value, 1024)) if value >= 1 else 0, len(_DISPLAY_UNITS) - 1)
+    scaled = value / 1024**exponent
+    if scaled >= 1023.5 and exponent < len(_DISPLAY_UNITS) - 1:  # log() rounding at 1024^k
+        scaled, exponent = scaled / 1024, exponent + 1
+    text = f"{scaled:.0f}" if exponent == 0 or scaled >= 999.5 else f"{scaled:.3g}"
+    return f"{text} {_DISPLAY_UNITS[exponent]}"

@@ -180,7 +180,7 @@ COMMON_CONSTRAINTS = {
     "class_weight": [None, Options("balanced"), "dict"],
     "random_state": ["random_state"],
     "verbose": [Interval("int", 0, None, closed="left"), "boolean"],
-    "memory_budget": [None, Interval("real", 1, float(2**62), closed="both"), str],
+    "memory_budget": [None, Interval("real", 1, None, closed="left"), str],
     "epsilon": [Interval("real", 0, None, closed="left")],
 }
 
