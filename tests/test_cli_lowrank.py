@@ -1,4 +1,4 @@
-"""``sparsekernel fit --model lowrank``: the file is streamed, the model saved and reloaded."""
+"""``sparsekernel train --model lowrank``: the file is streamed, the model saved and reloaded."""
 
 import re
 
@@ -14,15 +14,15 @@ from sparsekernel.io import load
 def test_cli_fit_lowrank_streams_and_predicts(tmp_path, capsys):
     X, y = make_checkerboard(1500, noise=0.05, cells=2, random_state=0)
     train, test = str(tmp_path / "train.svm"), str(tmp_path / "test.svm")
-    dump_svmlight_file(X[:1000], y[:1000], train)
-    dump_svmlight_file(X[1000:], y[1000:], test)
+    dump_svmlight_file(X[:1000], y[:1000], train, zero_based=False)
+    dump_svmlight_file(X[1000:], y[1000:], test, zero_based=False)
     model_file = str(tmp_path / "m.skm")
-    status = main(["fit", "--model", "lowrank", "-g", "2", "-c", "4", "-m", "30",
+    status = main(["train", "--model", "lowrank", "-g", "2", "-c", "4", "--n-basis", "30",
                    "--chunk-size", "250", "--n-passes", "2", "--float32",
                    "--random-state", "0", train, model_file])
     out = capsys.readouterr().out
     assert status == 0, out
-    assert re.match(r"LowRankSVC: training accuracy 0\.\d{4} \(\d+/1000\), 30 basis functions,"
+    assert re.match(r"LowRankSVC: training accuracy [0-9.]+% \(\d+/1000\), 30 basis functions,"
                     r" .*streamed in chunks of 250 rows", out)
     model = load(model_file)
     assert type(model) is LowRankSVC and model.n_passes == 2 and model.n_rows_seen_ == 1000
@@ -36,6 +36,15 @@ def test_cli_fit_lowrank_streams_and_predicts(tmp_path, capsys):
 def test_cli_lowrank_rejects_regression(tmp_path, capsys):
     X, y = make_checkerboard(50, random_state=0)
     train = str(tmp_path / "t.svm")
-    dump_svmlight_file(X, y, train)
-    assert main(["fit", "--model", "lowrank", "-s", "regression", train, "m.skm"]) == 2
+    dump_svmlight_file(X, y, train, zero_based=False)
+    assert main(["train", "--model", "lowrank", "-s", "3", train, "m.skm"]) == 2
     assert "classification" in capsys.readouterr().err
+
+
+def test_cli_lowrank_cross_validation_loads_the_file(tmp_path, capsys):
+    X, y = make_checkerboard(300, noise=0.05, cells=2, random_state=0)
+    train = str(tmp_path / "t.svm")
+    dump_svmlight_file(X, y, train, zero_based=False)
+    assert main(["train", "--model", "lowrank", "-g", "2", "-c", "4", "--n-basis", "20",
+                 "-v", "3", train]) == 0
+    assert re.fullmatch(r"Cross Validation Accuracy = [0-9.]+%\n", capsys.readouterr().out)

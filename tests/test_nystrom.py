@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
 
 from sparsekernel import NystromFeatures
 from sparsekernel.kernels import polynomial_kernel, rbf_kernel
@@ -141,3 +142,27 @@ def test_cholesky_map_of_an_indefinite_kernel_is_exact_on_its_landmarks():
     F = chol.transform(Zr)
     assert np.all(np.isfinite(chol.transform(X)))
     np.testing.assert_allclose(F @ F.T, chol.kernel(Zr, Zr), atol=1e-8)
+
+
+def test_nystrom_feature_names_and_pandas_output():
+    """One name per output column, n_components_ of them (10 of 40 landmarks here), and
+    set_output gives DataFrames with those columns, in a pipeline too."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.linear_model import Ridge
+    from sklearn.pipeline import make_pipeline
+
+    X = _data(40)
+    est = NystromFeatures(kernel="polynomial", gamma=1.0, degree=2, coef0=1.0, basis=X)
+    with pytest.raises(NotFittedError):
+        est.get_feature_names_out()
+    names = est.fit(X).get_feature_names_out()
+    assert list(names) == [f"nystromfeatures{i}" for i in range(10)]
+    out = est.set_output(transform="pandas").transform(X)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == list(names)
+    np.testing.assert_array_equal(out.to_numpy(), est.set_output(transform="default")
+                                  .transform(X))
+    Xdf = pd.DataFrame(X, columns=["a", "b", "c"])
+    pipe = make_pipeline(NystromFeatures(gamma=0.3, n_basis=15, random_state=0), Ridge())
+    pipe.set_output(transform="pandas").fit(Xdf, X[:, 0])
+    assert list(pipe[0].transform(Xdf).columns) == [f"nystromfeatures{i}" for i in range(15)]
+    assert list(pipe[:-1].get_feature_names_out()) == list(pipe[0].get_feature_names_out())

@@ -3,62 +3,74 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 from .. import __version__
-from . import _demo, _fit, _predict
-from ._options import ArgumentParser, UsageError
+from . import INTERRUPTED, PROG, _demo, _predict, _scale, _train, _tune
+from ._options import ArgumentParser, UsageError, libsvm_argv
 
-__all__ = ["main"]
+__all__ = ["run"]
 
-PROG = "sparsekernel"
+COMMANDS = "train (or fit), predict, scale, tune or demo"
+# Commands whose arguments may use LIBSVM spellings argparse cannot read (-w1 5).
+_LIBSVM_SPELLINGS = ("train", "fit", "tune")
+BROKEN_PIPE = 141  # 128 + SIGPIPE, the status of a C tool stopped by a closed pipe
 
 
 def build_parser():
-    """The ``sparsekernel`` parser with its ``fit``, ``predict`` and ``demo`` subcommands."""
+    """The ``sparsekernel`` parser with its subcommands."""
     parser = ArgumentParser(
         prog=PROG,
-        description="Reduced and smooth kernel machines from the command line. Data files "
-                    "are in LIBSVM/svmlight format; models are saved without pickle.",
+        description="LIBSVM's command-line tools on reduced and smooth kernel machines: "
+                    "train (svm-train), predict (svm-predict), scale (svm-scale) and tune "
+                    "(grid.py), with their flags. Data files are in LIBSVM format; models "
+                    "are saved without pickle.",
         epilog="Start with 'sparsekernel demo'; see 'sparsekernel COMMAND --help'.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
-    for module in (_fit, _predict, _demo):
+    for module in (_train, _predict, _scale, _tune, _demo):
         module.add_parser(subparsers)
     return parser
 
 
-def main(argv=None):
-    """Run the ``sparsekernel`` command.
-
-    Parameters
-    ----------
-    argv : list of str, optional
-        Arguments without the program name; ``None`` reads ``sys.argv[1:]``.
-
-    Returns
-    -------
-    int
-        Exit status: 0 on success, 1 when the command fails (missing or malformed file,
-        invalid parameter value), 2 for command-line usage errors, 130 when interrupted.
-    """
+def run(argv=None):
+    """:func:`sparsekernel.cli.main` once the modules are loaded: dispatch, report errors."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
-        if args.command is None:
-            raise UsageError(f"a command is required: fit, predict or demo (see '{PROG} --help')")
-        if getattr(args, "verbose", 0) > 1:
-            logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
-        return args.run(args)
+        return _dispatch(argv)
     except SystemExit as exc:  # --help and --version exit through argparse
         return exc.code if isinstance(exc.code, int) else 0
     except UsageError as exc:
         return _fail(exc, status=2)
+    except KeyboardInterrupt:  # it propagates from every fit: nothing was saved
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except BrokenPipeError:  # the reader went away ('sparsekernel scale data | head')
+        _discard_stdout()
+        return BROKEN_PIPE
     except (OSError, ValueError) as exc:  # includes ModelFormatError and parameter errors
         return _fail(exc, status=1)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+
+
+def _dispatch(argv):
+    if argv and argv[0] in _LIBSVM_SPELLINGS:
+        argv = [argv[0], *libsvm_argv(argv[1:])]
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        raise UsageError(f"a command is required: {COMMANDS} (see '{PROG} --help')")
+    if getattr(args, "verbose", 0) > 1:
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    return args.run(args)
+
+
+def _discard_stdout():
+    """Point stdout at /dev/null, so that the flush at exit does not fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # a stdout without a file descriptor (tests)
+        pass
 
 
 def _fail(exc, status):

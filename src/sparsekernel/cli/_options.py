@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import re
 
-__all__ = ["ArgumentParser", "UsageError", "gamma_value", "n_basis_value", "positive_int"]
+__all__ = ["ArgumentParser", "UsageError", "class_weight_value", "folds_value", "gamma_value",
+           "libsvm_argv", "n_basis_value", "positive_int"]
 
 
 class UsageError(Exception):
@@ -21,6 +23,60 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
+# Options whose value may start with '-' (grid.py's '-log2c -5,15,2'): argparse would read
+# such a value as an option, so the value is attached with '='.
+_ATTACHED = ("-log2c", "-log2g", "--log2c", "--log2g")
+
+
+def libsvm_argv(argv):
+    """Rewrite LIBSVM spellings argparse cannot read into equivalent long options.
+
+    ``-wLABEL WEIGHT`` (``-w1 5``, ``-w-1 2``) becomes ``--class-weight=LABEL:WEIGHT``, and a
+    value of ``-log2c``/``-log2g`` is attached with ``=`` so that it may start with '-'.
+
+    Parameters
+    ----------
+    argv : list of str
+        The arguments of one subcommand.
+
+    Returns
+    -------
+    list of str
+    """
+    out, tokens = [], iter(argv)
+    for token in tokens:
+        weight = re.fullmatch(r"-w(.+)", token)
+        if weight:
+            out.append(f"--class-weight={weight[1]}:{next(tokens, '')}")
+        elif token in _ATTACHED:
+            out.append(f"{token}={next(tokens, '')}")
+        else:
+            out.append(token)
+    return out
+
+
+def class_weight_value(text):
+    """``-wLABEL WEIGHT`` after :func:`libsvm_argv`: 'LABEL:WEIGHT' -> (label, weight)."""
+    label, _, weight = text.rpartition(":")
+    try:
+        return float(label), float(weight)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected -wLABEL WEIGHT with numbers, e.g. -w1 5 or -w-1 0.5; got {text!r}"
+        ) from None
+
+
+def folds_value(text):
+    """``-v``: the n of n-fold cross-validation, at least 2 as in LIBSVM."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"n-fold cross validation needs n >= 2, got {text!r}")
+    return value
+
+
 def gamma_value(text):
     """``-g``: a float, 'scale' or 'auto'."""
     if text in ("scale", "auto"):
@@ -34,7 +90,7 @@ def gamma_value(text):
 
 
 def n_basis_value(text):
-    """``-m``: 'auto', an int count or a float fraction such as 0.1."""
+    """``--n-basis``: 'auto', an int count or a float fraction such as 0.1."""
     if text == "auto":
         return text
     for kind in (int, float):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sklearn.base import TransformerMixin
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._docs import fill_doc
@@ -53,10 +53,14 @@ def reduced_design(kernel, X, Z):
 
 
 @fill_doc
-class ReducedFeatures(TransformerMixin, KernelExpansionMixin, SparseKernelEstimator):
+class ReducedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelExpansionMixin,
+                      SparseKernelEstimator):
     """Map X to the reduced kernel features K(X, Z) on m basis points Z.
 
-    ``basis='systematic'`` needs labels, which a transformer never sees.
+    ``basis='systematic'`` needs labels, which a transformer never sees. The m output
+    columns are named ``reducedfeatures0``, ``reducedfeatures1``, ... by
+    ``get_feature_names_out``, so ``set_output`` works (``transform='pandas'`` gives a
+    DataFrame with those columns).
 
     Parameters
     ----------
@@ -100,6 +104,11 @@ class ReducedFeatures(TransformerMixin, KernelExpansionMixin, SparseKernelEstima
         check_is_fitted(self)
         X = self._validate_X(X)
         return self._kernel()(X, self.basis_.astype(X.dtype, copy=False))
+
+    @property
+    def _n_features_out(self):
+        # Derived, not stored, so a model restored by sparsekernel.io names its columns too.
+        return self.basis_.shape[0]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -23,11 +23,20 @@ C; their RBF exp(-||x - x'||^2 / sigma^2) is ``kernel='rbf', gamma=1/sigma^2``.
   ``||w||^2`` is the RKHS norm ``beta^T K_ZZ beta`` of ``f(x) = sum_j beta_j K(x, z_j) + b``.
   With Z = X it is the exact LS-SVM; the cost is O(n m^2) time and O(n m) memory (or
   O(block m) with features recomputed block by block past ``memory_budget``).
+- streamed (``partial_fit``, reduced only): the reduced problem on a basis and Nystrom map
+  fixed by the first chunk, over every row passed so far. Each chunk adds its weighted means
+  and centred sums of the features to a float64 summary of O(m^2) memory, merged exactly
+  (the pairwise update of Chan, Golub & LeVeque), and the centred (m+1) normal equations are
+  solved again: the model is the one ``lssvm_primal`` gives on all those rows at once.
 """
 
 from __future__ import annotations
 
+import numbers
+from dataclasses import dataclass
+
 import numpy as np
+from sklearn.utils.metaestimators import available_if
 
 from .._docs import fill_doc
 from ..base import (
@@ -38,12 +47,13 @@ from ..base import (
     OneVsRestClassifierMixin,
     SingleTargetRegressorMixin,
     SparseKernelEstimator,
+    _fit_entry,
     report_result,
 )
 from ..features import nystrom_from_basis
 from ..kernels import resolve_gamma
-from ..solvers import lssvm_dual, lssvm_primal
-from ..utils import constraints, parse_memory_budget
+from ..solvers import NormalEquations, as_row_blocks, lssvm_dual, lssvm_primal, spd_cholesky
+from ..utils import constraints, format_bytes, parse_memory_budget
 
 __all__ = ["ATTRIBUTES", "BaseLSSVM", "KERNEL_PARAMS", "LSSVC", "LSSVM_CONSTRAINTS", "LSSVR",
            "fit_data", "fitted"]
@@ -84,6 +94,12 @@ ATTRIBUTES = """
 """
 
 
+#: The fitted attribute of a streamed LSSVR / LSSVC.
+_STREAM_ATTRIBUTES = """    n_rows_seen_ : int
+        Rows passed to ``partial_fit`` so far (set by ``partial_fit`` only).
+"""
+
+
 class _FeatureBlocks:
     """Row blocks of the Nystrom features ``fmap.transform(X[rows])``, recomputed per pass
     (the solvers' row-block protocol), for when the n x r features exceed the budget."""
@@ -99,6 +115,93 @@ class _FeatureBlocks:
         for start in range(0, n, self.block_rows):
             rows = slice(start, min(start + self.block_rows, n))
             yield rows, self.fmap.transform(self.X[rows])
+
+
+def _feature_rows(fmap, X):
+    """The features of X: stored if they fit the kernel's memory budget, else row blocks."""
+    nbytes = X.shape[0] * fmap.n_components * np.result_type(X.dtype, np.float32).itemsize
+    return fmap.transform(X) if nbytes <= fmap.kernel.memory_budget else _FeatureBlocks(fmap, X)
+
+
+@dataclass(frozen=True)
+class _Moments:
+    """Weighted means and centred sums of features F and targets Y over some rows (float64).
+
+    Frozen, and merged into new objects only: ``partial_fit`` builds the next summary beside
+    the current one and assigns it when the step has succeeded (``base.fit_transaction``).
+    Centred sums merge exactly, without the cancellation that raw sums F^T S F suffer when
+    the features have a large mean.
+    """
+
+    weight: float  # sum_i s_i
+    fbar: np.ndarray  # (r,) weighted feature means
+    ybar: np.ndarray  # (k,) weighted target means
+    gram: np.ndarray  # (r, r) F_c^T S F_c
+    cross: np.ndarray  # (r, k) F_c^T S Y_c
+    yy: float  # sum_i s_i ||y_i - ybar||^2
+
+    @classmethod
+    def of_rows(cls, F, Y, sw):
+        """The summary of one block of rows (dense or CSR F); None if its weights are 0."""
+        total = float(sw.sum())
+        if not total > 0:
+            return None
+        F = np.asarray(F.toarray() if hasattr(F, "toarray") else F, dtype=np.float64)
+        fbar, ybar = (sw @ F) / total, (sw @ Y) / total
+        Fc, Yc = F - fbar, Y - ybar
+        FcS = Fc * sw[:, None]
+        return cls(total, fbar, ybar, FcS.T @ Fc, FcS.T @ Yc, float(np.sum(sw @ (Yc * Yc))))
+
+    def merge(self, other):
+        """The summary of both sets of rows (a new object); ``other`` None is no rows."""
+        if other is None:
+            return self
+        weight = self.weight + other.weight
+        share, c = other.weight / weight, self.weight * other.weight / weight
+        df, dy = other.fbar - self.fbar, other.ybar - self.ybar
+        return _Moments(weight, self.fbar + share * df, self.ybar + share * dy,
+                        self.gram + other.gram + c * np.outer(df, df),
+                        self.cross + other.cross + c * np.outer(df, dy),
+                        self.yy + other.yy + c * float(dy @ dy))
+
+    def solution(self, C):
+        """The LS-SVM on these rows, as :func:`~sparsekernel.solvers.lssvm_primal` solves it."""
+        A = self.gram + np.eye(len(self.fbar)) / C
+        L, jitter = spd_cholesky(A)
+        return NormalEquations(self.fbar, self.ybar, A, self.cross, self.yy, L, jitter,
+                               float(C)).solution()
+
+
+def _chunk_moments(F, Y, sw):
+    """The :class:`_Moments` of a chunk's features, merged block by block (one pass)."""
+    moments = None
+    for rows, Fb in as_row_blocks(F):
+        block = _Moments.of_rows(Fb, Y[rows], sw[rows])
+        moments = block if moments is None else moments.merge(block)
+    return moments
+
+
+def _streamable(est):
+    """``available_if`` check of ``partial_fit``: the number of basis functions must be known
+    before the rows are (the reason is the cause of the AttributeError)."""
+    n_basis = est.n_basis
+    if n_basis == "auto" or (isinstance(n_basis, numbers.Integral)
+                             and not isinstance(n_basis, bool)):
+        return True
+    raise ValueError(
+        f"{type(est).__name__}.partial_fit needs n_basis an int, or 'auto' (chosen on the "
+        f"first chunk); got n_basis={n_basis!r}. The exact LS-SVM (None) solves a system "
+        f"over every row at once, and a fraction of the training rows has no n to refer to "
+        f"in a stream."
+    )
+
+
+_NO_STREAM_STATE = (
+    "{name}.partial_fit continues the normal equations summed by earlier partial_fit calls, "
+    "but this model was fitted by fit or loaded from a file, which keep no such sums. Call "
+    "partial_fit from the first chunk on an unfitted model (sklearn.base.clone(model)), or "
+    "fit on all the data."
+)
 
 
 class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
@@ -123,6 +226,8 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         -------
         self
         """
+        for name in ("_nystrom", "_moments", "n_rows_seen_"):  # fit starts over
+            self.__dict__.pop(name, None)
         X, Y, sw, y_enc = fit_data(self, X, y, sample_weight)
         if self.n_basis is None:
             self.gamma_ = resolve_gamma(self.gamma, X)
@@ -141,9 +246,9 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         if need > budget:
             raise ValueError(
                 f"An exact {type(self).__name__} fit on n={n} rows needs the n x n kernel "
-                f"matrix and its Cholesky factor: about {need / 2**20:.0f} MiB, above "
-                f"memory_budget={budget / 2**20:.0f} MiB. Pass n_basis (the default 'auto' "
-                f"is min(n, 1000) basis functions) for the reduced LS-SVM, or raise "
+                f"matrix and its Cholesky factor: about {format_bytes(need)}, above "
+                f"memory_budget={format_bytes(budget)}. Pass n_basis (the default 'auto' "
+                f"chooses about 4-10 sqrt(n) basis functions) for the reduced LS-SVM, or raise "
                 f"memory_budget."
             )
         Xk = X[keep]
@@ -155,13 +260,33 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
     def _fit_reduced(self, X, Y, sw, y_basis):
         kern, basis = self._fit_kernel_basis(X, y_basis)
         fmap = nystrom_from_basis(kern, basis, "auto", X.dtype, "eigh")
-        nbytes = X.shape[0] * fmap.n_components * np.result_type(X.dtype, np.float32).itemsize
-        F = fmap.transform(X) if nbytes <= kern.memory_budget else _FeatureBlocks(fmap, X)
-        res = lssvm_primal(F, Y, self.C, sw)
+        res = lssvm_primal(_feature_rows(fmap, X), Y, self.C, sw)
         self.basis_ = fmap.Z
         # f(x) = K(x, Z) M w + b: store the coefficients on K(x, Z) for _raw_decision.
         self._store(fmap.normalization @ res.coef, res)
         return res
+
+    def _partial_fit(self, X, y, sample_weight, classes=None):
+        """One streamed step (module docstring); the first fixes the basis and the map."""
+        first = not hasattr(self, "_moments")
+        if first and hasattr(self, "coef_"):
+            raise ValueError(_NO_STREAM_STATE.format(name=type(self).__name__))
+        X, Y, sw, y_enc = fit_data(self, X, y, sample_weight, classes=classes, reset=first)
+        if first:
+            kern, basis = self._fit_kernel_basis(X, y_enc)
+            fmap = nystrom_from_basis(kern, basis, "auto", X.dtype, "eigh")
+        else:
+            fmap = self._nystrom
+        moments = _chunk_moments(_feature_rows(fmap, X), Y, sw)
+        moments = moments if first else self._moments.merge(moments)
+        res = moments.solution(self.C)
+        # Assigned once the step has succeeded (copy on write, base.fit_transaction).
+        self._nystrom, self._moments = fmap, moments
+        self.n_rows_seen_ = X.shape[0] + (0 if first else self.n_rows_seen_)
+        self.basis_ = fmap.Z
+        self._store(fmap.normalization @ res.coef, res)
+        report_result(self, res)
+        return fitted(self)
 
     def _store(self, coef, res):
         self.coef_ = np.ascontiguousarray(coef.T)
@@ -169,13 +294,18 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         self.objective_ = float(res.objective)
 
 
-def fit_data(est, X, y, sample_weight):
+def fit_data(est, X, y, sample_weight, classes=None, reset=True):
     """Validated ``(X, Y, sw, y_enc)``: a classifier's +-1 one-vs-rest target columns and
-    encoded labels, or a regressor's one target column (``y_enc`` None)."""
+    encoded labels, or a regressor's one target column (``y_enc`` None).
+
+    ``reset=False`` checks X against the fitted ``n_features_in_`` and y against
+    ``classes_`` instead of setting them; ``classes`` are all the labels (else those of y).
+    """
     if isinstance(est, OneVsRestClassifierMixin):
-        X, y_enc, Y, sw = est._classifier_data(X, y, sample_weight)
+        X, y_enc, Y, sw = est._classifier_data(X, y, sample_weight, classes=classes,
+                                               reset=reset)
         return X, Y, sw, y_enc
-    X, y, sw = est._regressor_data(X, y, sample_weight)
+    X, y, sw = est._regressor_data(X, y, sample_weight, reset=reset)
     return X, y[:, None], sw, None
 
 
@@ -197,7 +327,7 @@ class LSSVR(SingleTargetRegressorMixin, BaseLSSVM):
     {memory_budget}
     {random_state}
     {verbose}
-""" + ATTRIBUTES
+""" + ATTRIBUTES + _STREAM_ATTRIBUTES
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis="auto",
                  basis="random", memory_budget=None, random_state=None, verbose=0):
@@ -212,6 +342,39 @@ class LSSVR(SingleTargetRegressorMixin, BaseLSSVM):
         self.random_state = random_state
         self.verbose = verbose
 
+    @available_if(_streamable)
+    @_fit_entry
+    def partial_fit(self, X, y, sample_weight=None):
+        """Add the chunk (X, y): the model becomes the reduced LS-SVR of every row seen.
+
+        The first call fixes the basis: ``n_basis`` points chosen on that chunk by ``basis``
+        ('auto': as many as for a fit on the chunk; an int needs that many rows in it, and
+        ``basis_indices_`` index its rows), ``gamma='scale'`` resolved on it, and the Nystrom
+        map; later calls keep them (and ``kernel``, ``degree``, ``coef0``). Each call
+        adds the chunk's weighted feature means and centred sums to a float64 summary of
+        O(m^2) memory, whatever the number of rows, and solves the (m+1) normal equations
+        again with the current ``C``. So after every call the model is, up to round-off, the
+        batch fit on all rows seen with that basis (``fit`` with ``basis=`` the same points);
+        only ``fit`` chooses its basis on all the rows. ``n_basis=None`` or a fraction has no
+        ``partial_fit`` (an AttributeError says why).
+
+        ``fit`` starts over and drops the summary. A model fitted by ``fit`` or loaded by
+        :func:`sparsekernel.io.load` has no summary (it is private, not saved), so
+        ``partial_fit`` refuses it rather than start again from the chunk alone.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights ``s_i`` of the squared errors, with a positive sum in every chunk.
+
+        Returns
+        -------
+        self
+        """
+        return self._partial_fit(X, y, sample_weight)
+
 
 @fill_doc
 class LSSVC(OneVsRestClassifierMixin, BaseLSSVM):
@@ -225,7 +388,7 @@ class LSSVC(OneVsRestClassifierMixin, BaseLSSVM):
     {class_weight}
     {random_state}
     {verbose}
-""" + ATTRIBUTES + """    classes_ : ndarray of shape (n_classes,)
+""" + ATTRIBUTES + _STREAM_ATTRIBUTES + """    classes_ : ndarray of shape (n_classes,)
         Class labels.
 
     Examples
@@ -256,3 +419,31 @@ class LSSVC(OneVsRestClassifierMixin, BaseLSSVM):
         self.class_weight = class_weight
         self.random_state = random_state
         self.verbose = verbose
+
+    @available_if(_streamable)
+    @_fit_entry
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add the chunk (X, y): the model becomes the reduced LS-SVC of every row seen.
+
+        As :meth:`LSSVR.partial_fit`, on the one-vs-rest +-1 targets of ``classes_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like, optional
+            All class labels, read on the first call; required unless the first chunk
+            contains every class.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights ``s_i``, times the class weight, with a positive sum in every chunk.
+
+        Returns
+        -------
+        self
+        """
+        if isinstance(self.class_weight, str):  # 'balanced', the only string allowed
+            raise ValueError(
+                "class_weight='balanced' weighs the classes by their frequencies in all the "
+                "data, which partial_fit never sees at once; pass a dict of class weights."
+            )
+        return self._partial_fit(X, y, sample_weight, classes)

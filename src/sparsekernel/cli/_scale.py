@@ -1,0 +1,204 @@
+"""``sparsekernel scale``: svm-scale, with its options, output and range files.
+
+As svm-scale: each feature is mapped linearly from its [min, max] over the file (implicit
+zeros included) to [lower, upper]; a feature with min == max is dropped; only nonzero
+results are written, so a sparse file stays sparse when 0 maps to 0 (e.g. ``-l 0`` on
+non-negative features). The range file is svm-scale's ('x', 'lower upper', then 'index min
+max' lines; a leading 'y' section with -y), so it round-trips with LIBSVM's own files.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..datasets import load_svmlight_path
+from ._options import UsageError
+
+__all__ = ["Scaling", "add_parser", "read_range", "write_range"]
+
+
+@dataclass
+class Scaling:
+    """What svm-scale applies: x to [lower, upper] from [fmin, fmax], y optionally."""
+
+    lower: float
+    upper: float
+    fmin: np.ndarray  # per feature; column j is LIBSVM index j + 1
+    fmax: np.ndarray
+    y: tuple | None = None  # (y_lower, y_upper, y_min, y_max)
+
+
+@dataclass
+class RangeFile:
+    """The content of a range file: each section is None when absent."""
+
+    x: tuple | None  # (lower, upper)
+    features: dict  # index -> (min, max)
+    y: tuple | None  # (y_lower, y_upper, y_min, y_max)
+
+
+def add_parser(subparsers):
+    """Register the ``scale`` subcommand."""
+    parser = subparsers.add_parser(
+        "scale", help="scale a LIBSVM file's features to [lower, upper] (svm-scale)",
+        description="Scale DATA_FILE as svm-scale does and write it to standard output in "
+                    "LIBSVM format. Zeros stay implicit: only nonzero scaled values are "
+                    "written.",
+        usage="%(prog)s [options] DATA_FILE",
+    )
+    parser.add_argument("-l", type=float, default=-1.0, dest="lower", metavar="lower",
+                        help="x scaling lower limit (default -1)")
+    parser.add_argument("-u", type=float, default=1.0, dest="upper", metavar="upper",
+                        help="x scaling upper limit (default +1)")
+    parser.add_argument("-y", type=float, nargs=2, dest="y_limits",
+                        metavar=("y_lower", "y_upper"),
+                        help="y scaling limits (default: no y scaling)")
+    parser.add_argument("-s", dest="save", metavar="save_filename",
+                        help="save scaling parameters to save_filename")
+    parser.add_argument("-r", dest="restore", metavar="restore_filename",
+                        help="restore scaling parameters from restore_filename")
+    parser.add_argument("data_file", metavar="DATA_FILE")
+    parser.set_defaults(run=run)
+
+
+def run(args):
+    """Read, compute or restore the scaling, save it, write the scaled rows."""
+    if not args.upper > args.lower or (args.y_limits and not args.y_limits[1] > args.y_limits[0]):
+        raise UsageError("inconsistent lower/upper specification")
+    if args.save and args.restore:
+        raise UsageError("cannot use -r and -s simultaneously")
+    restored = read_range(args.restore) if args.restore else None
+    X, y = load_svmlight_path(args.data_file, zero_based=False)
+    width = max([X.shape[1], *(restored.features if restored else ())])
+    X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+    X.sort_indices()
+    scaling = _scaling(X, y, args)
+    if restored is not None:
+        _restore(scaling, restored, args)
+    if args.save:
+        write_range(args.save, scaling)
+    new_nonzeros = _write_scaled(sys.stdout, X, y, scaling)
+    if new_nonzeros > X.nnz:
+        print(f"WARNING: original #nonzeros {X.nnz}\n"
+              f"       > new      #nonzeros {new_nonzeros}\n"
+              "If feature values are non-negative and sparse, use -l 0 rather than the "
+              "default -l -1", file=sys.stderr)
+    return 0
+
+
+def _scaling(X, y, args):
+    """The scaling fitted on the file itself."""
+    if X.shape[0]:
+        fmin = X.min(axis=0).toarray().ravel()  # sparse min/max count the implicit zeros
+        fmax = X.max(axis=0).toarray().ravel()
+    else:
+        fmin = fmax = np.zeros(X.shape[1])
+    y_part = None
+    if args.y_limits and len(y):
+        y_part = (*args.y_limits, float(y.min()), float(y.max()))
+    return Scaling(args.lower, args.upper, fmin, fmax, y_part)
+
+
+def _restore(scaling, restored, args):
+    """Replace what the range file defines; features it lacks are dropped, with a warning."""
+    if restored.y is not None:
+        scaling.y = restored.y
+    if restored.x is None:
+        return
+    scaling.lower, scaling.upper = restored.x
+    listed = np.zeros(len(scaling.fmin), dtype=bool)
+    for index, (low, high) in restored.features.items():
+        scaling.fmin[index - 1], scaling.fmax[index - 1] = low, high
+        listed[index - 1] = True
+    for j in np.flatnonzero(~listed & (scaling.fmin != scaling.fmax)):
+        print(f"WARNING: feature index {j + 1} appeared in file {args.data_file} was not seen "
+              f"in the scaling factor file {args.restore}. The feature is scaled to 0.",
+              file=sys.stderr)
+        scaling.fmin[j] = scaling.fmax[j] = 0.0
+
+
+def _scale(values, low, high, lower, upper):
+    """svm-scale's map, including its exact ends (value == min -> lower, == max -> upper)."""
+    with np.errstate(divide="ignore", invalid="ignore"):  # min == max: dropped by the caller
+        out = lower + (upper - lower) * (values - low) / (high - low)
+    out = np.where(values == high, upper, out)
+    return np.where(values == low, lower, out)
+
+
+def _write_scaled(out, X, y, s):
+    """Write the scaled rows as svm-scale prints them; return the number of nonzeros."""
+    active = s.fmin != s.fmax
+    zero = _scale(np.zeros(len(active)), s.fmin, s.fmax, s.lower, s.upper)
+    zero_columns = np.flatnonzero(active & (zero != 0))  # written in every row lacking them
+    data = _scale(X.data, s.fmin[X.indices], s.fmax[X.indices], s.lower, s.upper)
+    targets = y if s.y is None else _scale(y, s.y[2], s.y[3], s.y[0], s.y[1])
+    count = 0
+    for i in range(X.shape[0]):
+        rows = slice(X.indptr[i], X.indptr[i + 1])
+        columns, values = X.indices[rows], data[rows]
+        if zero_columns.size:
+            merged = np.union1d(columns, zero_columns)
+            merged_values = zero[merged]
+            merged_values[np.searchsorted(merged, columns)] = values
+            columns, values = merged, merged_values
+        keep = active[columns] & (values != 0)
+        items = zip((columns[keep] + 1).tolist(), values[keep].tolist(), strict=True)
+        out.write(f"{targets[i]:.17g} " + "".join(f"{j}:{v:g} " for j, v in items) + "\n")
+        count += int(keep.sum())
+    return count
+
+
+def write_range(path, s):
+    """Write svm-scale's range file (``-s``)."""
+    lines = []
+    if s.y is not None:
+        lines += ["y", f"{s.y[0]:.17g} {s.y[1]:.17g}", f"{s.y[2]:.17g} {s.y[3]:.17g}"]
+    lines += ["x", f"{s.lower:.17g} {s.upper:.17g}"]
+    lines += [f"{j + 1} {s.fmin[j]:.17g} {s.fmax[j]:.17g}"
+              for j in np.flatnonzero(s.fmin != s.fmax)]
+    Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")
+
+
+def read_range(path):
+    """Read a range file written by ``-s`` or by LIBSVM's svm-scale.
+
+    Returns
+    -------
+    RangeFile
+
+    Raises
+    ------
+    ValueError
+        A malformed line (the message names the file and the line number).
+    """
+    lines = Path(path).read_text(encoding="ascii").splitlines()
+    y_part, start = None, 0
+    if lines and lines[0].strip() == "y":
+        y_part, start = (*_numbers(path, lines, 1, 2), *_numbers(path, lines, 2, 2)), 3
+    if start >= len(lines) or lines[start].strip() != "x":
+        return RangeFile(None, {}, y_part)
+    features = {}
+    for k in range(start + 2, len(lines)):
+        if lines[k].strip():
+            index, low, high = _numbers(path, lines, k, 3)
+            if index != int(index) or index < 1:
+                raise ValueError(f"'{path}' line {k + 1}: feature index must be an int >= 1")
+            features[int(index)] = (low, high)
+    return RangeFile(tuple(_numbers(path, lines, start + 1, 2)), features, y_part)
+
+
+def _numbers(path, lines, k, count):
+    """The ``count`` numbers on line ``k`` (0-based) of a range file."""
+    fields = lines[k].split() if k < len(lines) else []
+    try:
+        if len(fields) != count:
+            raise ValueError
+        return [float(f) for f in fields]
+    except ValueError:
+        raise ValueError(f"'{path}' line {k + 1}: expected {count} numbers, got "
+                         f"{' '.join(fields)!r}") from None

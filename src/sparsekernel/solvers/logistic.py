@@ -1,0 +1,279 @@
+"""Penalized logistic regression (binary, or multinomial by softmax) on one feature matrix.
+
+Objective, with Z = [W; b] of shape (m + 1, q)::
+
+    Phi(W, b) = 1/2 ||W||^2 + 1/2 ||b||^2 + C * sum_i s_i * CE_i,
+    G = F W + b,  CE_i = log sum_j exp(G_ij) - sum_j Y_ij G_ij   (multinomial, q = k)
+                  CE_i = log(1 + exp(-y_i g_i)),  y_i in {-1, +1}   (binary, q = 1)
+
+How C compares. In the form of the SVM family, ``1/2 ||w||^2 + 1/2 b^2 + C/2 * sum_i s_i
+loss_i``, the loss is the deviance 2 CE_i, so ``C`` weighs the data as it does in every other
+estimator. scikit-learn's ``LogisticRegression`` minimises ``1/2 ||W||^2 + C_sk * sum_i s_i
+CE_i`` with an unpenalized intercept: ``C = C_sk``, and the two coincide exactly when the bias
+is left out (or appended to F as a constant column there). The binary problem is one column
+on the logit of class 1; the two-class multinomial with ``C`` is the binary one with ``2 C``
+on v = w_1 - w_0 (the penalty of the symmetric parametrisation is ||v||^2 / 4).
+
+Method. The objective is smooth and strictly convex; Newton's method converges in a few
+iterations from Z = 0. Two ways of computing the step, chosen by the size p = q (m + 1) of
+the system:
+
+* p <= ``_EXACT_MAX`` (binary problems on up to ~2000 features, small multinomial ones): the
+  exact Hessian ``I + [F 1]^T diag(.) [F 1]`` (q x q blocks), built by BLAS-3 products and
+  solved by one Cholesky factorization, then a backtracking (Armijo) line search.
+* larger p (many classes on hundreds of features): the block Hessian would cost
+  n p^2 / 2 multiply-adds to build and p^3 / 3 to factor at every iteration, against
+  4 n p for one Hessian-vector product. A trust-region Newton-CG (LIBLINEAR's method for
+  logistic regression, here scipy's ``trust-ncg``) needs tens of such products per
+  iteration and no p x p matrix, and keeps the exact gradient and curvature (no L-BFGS
+  approximation of it).
+
+The threshold is measured, not guessed: on 10 classes, tol=1e-4, one BLAS thread, exact
+Newton took 8 iterations in both cases, trust-ncg 23-25; at p = 1010 (n = 2000) exact Newton
+took 1.3 s against 2.6 s, at p = 3480 (n = 7494) 41 s against 6.7 s. Exact Newton's cost grows
+as n p^2, Newton-CG's as n p, and the two meet near p = 2000.
+
+Products with F run in F's dtype (float32 stays float32) on the planned threads, split by rows
+(:mod:`sparsekernel.utils._threads`); logits, probabilities and iterates are float64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit, logsumexp, softmax
+
+from ..utils._threads import blas_threads, planned_threads
+from ._result import SolverResult
+from ._spd import spd_solve
+from .newton_ovr import _matmul, _rmatmul
+
+__all__ = ["logistic_newton"]
+
+#: Largest q (m + 1) solved with the exact Hessian; past it, trust-region Newton-CG.
+_EXACT_MAX = 2000
+_ARMIJO = 1e-4
+_MAX_HALVINGS = 40
+
+
+def logistic_newton(F, y, C=1.0, sample_weight=None, tol=1e-6, max_iter=100, callback=None):
+    """Minimise the penalized logistic loss Phi (module docstring).
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, m)
+        Dense features, float32 or float64.
+    y : ndarray of shape (n,) or (n, k)
+        Class indices in ``range(k)`` (two classes give the binary, one-column problem; k > 2
+        the multinomial one), or an (n, k) matrix of target probabilities (rows summing to 1;
+        always multinomial, also for k = 2).
+    C : float
+        Weight of the summed cross-entropy.
+    sample_weight : ndarray of shape (n,), optional
+        Non-negative weights s_i.
+    tol : float
+        Converged when ``||grad||_inf <= tol * max(1, ||grad at 0||_inf)``.
+    max_iter : int
+        Maximum Newton iterations.
+    callback : callable, optional
+        Called after every Newton iteration with a dict (n_iter, objective, grad_norm).
+
+    Returns
+    -------
+    SolverResult
+        ``coef`` of shape (q, m) and ``intercept`` of shape (q,), q = 1 for the binary
+        problem (logit of class 1) and k for the multinomial one.
+    """
+    problem = _Problem(F, y, C, sample_weight)
+    with blas_threads(1):
+        if problem.p <= _EXACT_MAX:
+            Z, info = _newton(problem, tol, max_iter, callback)
+        else:
+            Z, info = _trust_ncg(problem, tol, max_iter, callback)
+    return problem.result(Z, tol, *info)
+
+
+class _Problem:
+    """Objective, gradient and curvature of Phi on fixed features and targets."""
+
+    def __init__(self, F, y, C, sample_weight):
+        F = np.asarray(F)
+        if F.ndim != 2 or F.dtype not in (np.float32, np.float64):
+            raise ValueError(f"F must be a 2-D float32 or float64 array, got {F.dtype} "
+                             f"of shape {F.shape}.")
+        n, m = F.shape
+        self.F, self.threads = F, planned_threads()
+        self.s = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+        if self.s.shape != (n,) or np.any(self.s < 0) or not np.isfinite(self.s).all():
+            raise ValueError(f"sample_weight must hold {n} finite non-negative weights.")
+        if not (np.isfinite(C) and C > 0):
+            raise ValueError(f"C must be a positive finite number, got {C!r}.")
+        self.cs = float(C) * self.s
+        self.Y = _targets(np.asarray(y), n)
+        self.binary = self.Y.shape[1] == 1
+        self.q = self.Y.shape[1]
+        self.m, self.p = m, self.q * (m + 1)
+
+    def logits(self, Z):
+        return _matmul(self.F, Z[:-1], self.threads) + Z[-1]
+
+    def loss(self, G):
+        """Per-row cross-entropy."""
+        if self.binary:
+            return -log_expit(np.where(self.Y[:, 0] > 0, G[:, 0], -G[:, 0]))
+        return logsumexp(G, axis=1) - np.einsum("ij,ij->i", self.Y, G)
+
+    def objective(self, Z, G):
+        return 0.5 * float(np.sum(Z * Z)) + float(self.cs @ self.loss(G))
+
+    def residual(self, G):
+        """d CE / d G row by row: P - Y."""
+        P = expit(G) if self.binary else softmax(G, axis=1)
+        return P, P - self.Y
+
+    def gradient(self, Z, R):
+        return Z + _rmatmul(self.F, R * self.cs[:, None], self.threads)
+
+    def hessian_times(self, P, D):
+        """(I + [F 1]^T diag(curvature) [F 1]) D, for D of shape (m + 1, q)."""
+        U = self.logits(D)
+        if self.binary:
+            V = P * (1.0 - P) * U
+        else:
+            PU = P * U
+            V = PU - P * PU.sum(axis=1, keepdims=True)
+        return D + _rmatmul(self.F, V * self.cs[:, None], self.threads)
+
+    def hessian(self, P):
+        """The exact (q (m + 1))^2 Hessian, blocks (a, b) in class order."""
+        F1 = np.hstack([self.F, np.ones((self.F.shape[0], 1), dtype=self.F.dtype)])
+        q, m1 = self.q, self.m + 1
+        H = np.zeros((q * m1, q * m1))
+        for a in range(q):
+            for b in range(a, q):
+                w = self.cs * (P[:, a] * (1.0 - P[:, a]) if self.binary
+                               else P[:, a] * ((a == b) - P[:, b]))
+                block = F1.T @ (F1 * w.astype(F1.dtype)[:, None])
+                H[a * m1:(a + 1) * m1, b * m1:(b + 1) * m1] = block
+                H[b * m1:(b + 1) * m1, a * m1:(a + 1) * m1] = block.T
+        H[np.diag_indices_from(H)] += 1.0
+        return H
+
+    def result(self, Z, tol, n_iter, converged, status, gnorm, scale, history):
+        G = self.logits(Z)
+        tol_abs = tol * scale
+        if converged:
+            message = (f"Converged after {n_iter} Newton iterations: gradient norm "
+                       f"{gnorm:.3g} <= {tol_abs:.3g}.")
+        elif status == "line_search":
+            message = (f"The line search failed after {n_iter} iterations with gradient norm "
+                       f"{gnorm:.3g} > {tol_abs:.3g} (the objective stopped decreasing in "
+                       "floating point); loosen tol.")
+        else:
+            message = (f"Reached max_iter={n_iter} with gradient norm {gnorm:.3g} > "
+                       f"{tol_abs:.3g}; increase max_iter or tol.")
+        return SolverResult(
+            coef=Z[:-1].T.copy(), intercept=Z[-1].copy(), objective=self.objective(Z, G),
+            grad_norm=float(gnorm), tol_reached=float(tol_abs), n_iter=int(n_iter),
+            converged=bool(converged), status=status, message=message, history=history)
+
+
+def _targets(y, n):
+    """(n, q) targets: +-1 in one column for two class indices, else probabilities."""
+    if y.ndim == 2:
+        if y.shape[0] != n or y.shape[1] < 2 or not np.isfinite(y).all() or np.any(y < 0):
+            raise ValueError(f"A 2-D y must be an ({n}, k >= 2) matrix of non-negative "
+                             f"target probabilities, got shape {y.shape}.")
+        if not np.allclose(y.sum(axis=1), 1.0):
+            raise ValueError("The rows of a 2-D y (target probabilities) must sum to 1.")
+        return y.astype(np.float64)
+    if y.shape != (n,) or y.dtype.kind not in "iu" or (y.size and y.min() < 0):
+        raise ValueError(f"y must hold {n} class indices (non-negative ints) or be an "
+                         f"(n, k) probability matrix; got dtype {y.dtype}, shape {y.shape}.")
+    k = max(int(y.max()) + 1 if y.size else 0, 2)
+    if k == 2:
+        return np.where(y == 1, 1.0, 0.0)[:, None]  # P(class 1) through the sigmoid
+    return (y[:, None] == np.arange(k)).astype(np.float64)
+
+
+def _newton(problem, tol, max_iter, callback):
+    """Exact-Hessian Newton with backtracking; returns (Z, info for ``result``)."""
+    Z = np.zeros((problem.m + 1, problem.q))
+    G = problem.logits(Z)
+    obj = problem.objective(Z, G)
+    history, scale, status = [], None, "max_iter"
+    for it in range(max_iter + 1):
+        P, R = problem.residual(G)
+        grad = problem.gradient(Z, R)
+        gnorm = float(np.abs(grad).max())
+        scale = max(1.0, gnorm) if scale is None else scale
+        if gnorm <= tol * scale:
+            status = "converged"
+            break
+        if it == max_iter:
+            break
+        D = spd_solve(problem.hessian(P), -grad.T.ravel())[0].reshape(problem.q, -1).T
+        step = _backtrack(problem, Z, G, obj, grad, D)
+        if step is None:
+            status = "line_search"
+            break
+        Z, G, obj, t = step
+        history.append({"n_iter": it + 1, "objective": obj, "grad_norm": gnorm, "step": t})
+        if callback is not None:
+            callback(history[-1])
+    return Z, (len(history), status == "converged", status, gnorm, scale, history)
+
+
+def _backtrack(problem, Z, G, obj, grad, D):
+    """Armijo backtracking from the full Newton step; None when no step decreases Phi."""
+    slope = float(np.sum(grad * D))
+    U = problem.logits(D)  # the logits move linearly along D
+    t = 1.0
+    for _ in range(_MAX_HALVINGS):
+        Z_new, G_new = Z + t * D, G + t * U
+        obj_new = problem.objective(Z_new, G_new)
+        if obj_new <= obj + _ARMIJO * t * slope:
+            return Z_new, G_new, obj_new, t
+        t *= 0.5
+    return None
+
+
+def _trust_ncg(problem, tol, max_iter, callback):
+    """Trust-region Newton-CG on Hessian-vector products; returns (Z, info)."""
+    shape = (problem.m + 1, problem.q)
+    cache = {}
+
+    def evaluate(z):
+        key = z.tobytes()
+        if cache.get("key") != key:
+            Z = z.reshape(shape)
+            G = problem.logits(Z)
+            P, R = problem.residual(G)
+            cache.update(key=key, obj=problem.objective(Z, G), P=P, grad=problem.gradient(Z, R))
+        return cache
+
+    def fun(z):
+        return evaluate(z)["obj"], evaluate(z)["grad"].ravel()
+
+    def hessp(z, v):
+        return problem.hessian_times(evaluate(z)["P"], v.reshape(shape)).ravel()
+
+    z0 = np.zeros(problem.p)
+    scale = max(1.0, float(np.abs(fun(z0)[1]).max()))
+    history = []
+
+    def record(z):
+        state = evaluate(z)
+        history.append({"n_iter": len(history) + 1, "objective": state["obj"],
+                        "grad_norm": float(np.abs(state["grad"]).max())})
+        if callback is not None:
+            callback(history[-1])
+
+    # The 2-norm test is stricter than the infinity-norm one the result reports.
+    res = minimize(fun, z0, jac=True, hessp=hessp, method="trust-ncg", callback=record,
+                   options={"gtol": tol * scale, "maxiter": max_iter})
+    gnorm = float(np.abs(evaluate(res.x)["grad"]).max())
+    converged = gnorm <= tol * scale
+    status = "converged" if converged else ("max_iter" if res.nit >= max_iter
+                                            else "line_search")
+    return res.x.reshape(shape), (int(res.nit), converged, status, gnorm, scale, history)
