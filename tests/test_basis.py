@@ -77,7 +77,8 @@ def test_fixed_basis_checks_features(data):
 
 def test_resolve_n_basis():
     assert resolve_n_basis("auto", 50) == 50
-    assert resolve_n_basis("auto", 5000) == 1000
+    assert resolve_n_basis("auto", 5000) == (283 + 708) // 2  # the middle of auto_bounds
+    assert resolve_n_basis("auto", 5000, auto=300) == 300
     assert resolve_n_basis(7, 50) == 7
     assert resolve_n_basis(0.1, 55) == 6
     assert resolve_n_basis(1.0, 55) == 55
@@ -100,3 +101,21 @@ def test_make_basis_selector_dispatch(data):
         make_basis_selector("kmedian")
     with pytest.raises(TypeError, match="dict"):
         make_basis_selector({"a": 1})
+
+
+def test_auto_n_basis_follows_the_kernel_spectrum():
+    """Smooth low-dimensional data need few basis functions, high-dimensional noise many:
+    'auto' lands at the two ends of sqrt(n) scaling."""
+    from sparsekernel.basis import auto_n_basis
+    from sparsekernel.basis._base import auto_bounds
+    from sparsekernel.kernels import Kernel
+
+    rng = np.random.RandomState(0)
+    n = 4000
+    low, high = auto_bounds(n)
+    assert (low, high) == (253, 633)
+    smooth = rng.uniform(-1, 1, (n, 2))
+    assert auto_n_basis(smooth, Kernel("rbf", gamma=0.5), rng) == low
+    rough = rng.standard_normal((n, 50))
+    assert auto_n_basis(rough, Kernel("rbf", gamma=0.02), rng) == high
+    assert auto_bounds(50) == (50, 50)

@@ -1,6 +1,7 @@
 """Smoke-run the benchmarks on their quick profile so they cannot rot (no timing asserts)."""
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -118,3 +119,22 @@ def test_llsvm_benchmark_quick_stream_and_checkerboard(tmp_path):
     board = json.loads((tmp_path / "llsvm_checkerboard_quick.json").read_text())["rows"]
     assert [r["method"].split()[1] for r in board] == ["LowRankSVC", "LowRankSVC", "Nystroem"]
     assert all(0.0 <= r["test_error_pct"] <= 50.0 for r in board)
+
+
+@pytest.mark.skipif(find_shared_data("dna") is None, reason="dna data not available")
+def test_suite_benchmark_smoke_run(tmp_path):
+    subprocess.run([sys.executable, str(BENCH / "bench_suite.py"), "--sets", "dna",
+                    "--max-rows", "300", "--no-search", "--methods", "SVC,LowRankSVC",
+                    "--out", str(tmp_path)], check=True, capture_output=True, timeout=600)
+    result = json.loads((tmp_path / "suite_nosearch_max300.json").read_text())
+    rows = result["rows"]
+    assert [(r["data"], r["method"]) for r in rows] == [("dna", "SVC"), ("dna", "LowRankSVC")]
+    for row in rows:
+        assert "error" not in row and "skipped" not in row, row
+        assert row["n_train"] == 300 and row["best_C"] == 10.0
+        assert math.isfinite(row["fit_s"]) and row["fit_s"] > 0
+        assert 0.0 <= row["error_pct"] <= 100.0
+    assert rows[0]["fit_ratio"] == 1.0 and math.isfinite(rows[1]["gap_points"])
+    md = (tmp_path / "suite_nosearch_max300.md").read_text()
+    assert "| dna | 300 | 3 | LowRankSVC |" in md
+    assert (tmp_path / "suite_nosearch_max300.png").stat().st_size > 0

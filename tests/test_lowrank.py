@@ -9,7 +9,6 @@ from scipy.optimize import minimize
 from sklearn.datasets import make_blobs
 
 from sparsekernel import LowRankSVC, ReducedSVC
-from sparsekernel.base import FitInterruptedWarning
 from sparsekernel.basis import BasisSelector, RandomBasis
 from sparsekernel.datasets import SvmlightChunks, make_checkerboard
 from sparsekernel.io import load, save
@@ -263,12 +262,27 @@ def test_lowrank_selector_receives_the_estimators_kernel(board):
     assert rec.kernel_.name == "rbf" and rec.kernel_.gamma == est.gamma_
 
 
-def test_lowrank_stream_interrupt_warns_and_keeps_the_model(board, monkeypatch):
-    X, y = board
+def _same_state(est, before):
+    assert vars(est).keys() == before.keys()
+    assert all(vars(est)[k] is v for k, v in before.items())
+
+
+def test_lowrank_failed_stream_keeps_the_previous_model(board, monkeypatch):
+    """Ctrl-C in the third block step, or a bad label in the last chunk, after a three-class
+    fit: the error propagates and the three-class model stays whole (never the new map with
+    the old coefficients, nor two classes with three coefficient rows)."""
     from sparsekernel.solvers import SelectiveBlockMinimization
 
-    original = SelectiveBlockMinimization.step
-    calls = []
+    X3, y3 = make_blobs(300, centers=3, random_state=0)
+    est = LowRankSVC(n_basis=10, random_state=0, chunk_size=100).fit_stream((X3, y3))
+    before, pred = dict(vars(est)), est.predict(X3)
+    X, y = board
+    y_bad = y.copy()
+    y_bad[-1] = 7.0
+    with pytest.raises(ValueError, match="7"):
+        est.fit_stream((X, y_bad))
+    _same_state(est, before)
+    original, calls = SelectiveBlockMinimization.step, []
 
     def step(self, *args, **kwargs):
         calls.append(1)
@@ -277,8 +291,64 @@ def test_lowrank_stream_interrupt_warns_and_keeps_the_model(board, monkeypatch):
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(SelectiveBlockMinimization, "step", step)
-    est = LowRankSVC(gamma=GAMMA, C=C, n_basis=10, basis="random", random_state=0,
-                     chunk_size=100)
-    with pytest.warns(FitInterruptedWarning, match="LowRankSVC fit interrupted.*200 rows"):
+    with pytest.raises(KeyboardInterrupt):
         est.fit_stream((X, y))
-    assert est.coef_.shape == (1, est.normalization_.shape[1]) and np.any(est.coef_ != 0)
+    _same_state(est, before)
+    assert est.n_rows_seen_ == 300 and len(est.classes_) == 3 == est.coef_.shape[0]
+    np.testing.assert_array_equal(est.predict(X3), pred)
+
+
+def test_lowrank_interrupted_partial_fit_step_changes_nothing(monkeypatch):
+    """Ctrl-C inside a step (after the first of three class problems was solved): the block
+    solver's state is copied on write, so redoing the step gives the uninterrupted model."""
+    import sparsekernel.solvers.block_minimization as bm
+
+    X, y = make_blobs(400, centers=3, cluster_std=2.0, random_state=1)
+    kw = dict(n_basis=15, random_state=0, chunk_size=100)
+    ref, est = LowRankSVC(**kw), LowRankSVC(**kw)
+    for i in range(0, 400, 100):
+        ref.partial_fit(X[i:i + 100], y[i:i + 100], classes=[0, 1, 2])
+    est.partial_fit(X[:100], y[:100], classes=[0, 1, 2])
+    est.partial_fit(X[100:200], y[100:200])
+    before, sbm = dict(vars(est)), est._sbm
+    saved = {k: v.copy() for k, v in vars(sbm).items() if isinstance(v, np.ndarray)}
+    original, calls = bm.dual_cd, []
+
+    def dual_cd(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(bm, "dual_cd", dual_cd)
+    with pytest.raises(KeyboardInterrupt):
+        est.partial_fit(X[200:300], y[200:300])
+    _same_state(est, before)
+    assert all(np.array_equal(getattr(sbm, k), v) for k, v in saved.items())
+    assert est.n_rows_seen_ == 200
+    monkeypatch.undo()
+    est.partial_fit(X[200:300], y[200:300]).partial_fit(X[300:], y[300:])
+    np.testing.assert_array_equal(est.coef_, ref.coef_)
+    assert est.n_rows_seen_ == ref.n_rows_seen_ == 400
+
+
+def test_lowrank_partial_fit_continues_a_stream_and_refuses_a_fit_in_memory(board, tmp_path):
+    """partial_fit continues the block minimization of fit_stream; an in-memory fit (or a
+    loaded model) has none, so partial_fit refuses it instead of silently starting over."""
+    X, y = board
+    kw = dict(gamma=GAMMA, C=C, n_basis=10, basis="random", random_state=0, chunk_size=200)
+    streamed = LowRankSVC(**kw).fit_stream((X[:400], y[:400]))
+    chunked = LowRankSVC(**kw)
+    for i in range(0, 600, 200):
+        chunked.partial_fit(X[i:i + 200], y[i:i + 200])
+    streamed.partial_fit(X[400:], y[400:])
+    np.testing.assert_allclose(streamed.coef_, chunked.coef_, atol=1e-10)
+    assert streamed.n_rows_seen_ == 600
+    in_memory = LowRankSVC(**kw).fit(X, y)
+    save(streamed, tmp_path / "m.skm")
+    for est in (in_memory, load(tmp_path / "m.skm")):
+        before = dict(vars(est))
+        with pytest.raises(ValueError, match="fit_stream"):
+            est.partial_fit(X[:200], y[:200])
+        _same_state(est, before)
+    assert not hasattr(in_memory, "n_rows_seen_")

@@ -176,3 +176,40 @@ def test_plot_ud_search(clf_data, tmp_path):
     assert len(ax.collections) >= 3  # surface + two stages (+ best)
     ax.figure.savefig(tmp_path / "ud.png")
     assert (tmp_path / "ud.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("at", [5, 27], ids=["in-stage-1", "in-the-refit"])
+def test_interrupted_search_propagates_and_keeps_the_previous_search(at, clf_data,
+                                                                     monkeypatch):
+    """Ctrl-C in a candidate's fit (or in the refit, the 27th fit of a 9-5 design with 2
+    folds) is never scored: it propagates and leaves the search as before its fit, unfitted
+    (predict raises NotFittedError) or with its previous results."""
+    from sklearn.exceptions import NotFittedError
+
+    X, y = clf_data
+    original, count = ReducedSVC._solve, {"fits": 0, "stop_at": at}
+
+    def solve(self, *args, **kwargs):
+        count["fits"] += 1
+        if count["fits"] == count["stop_at"]:
+            raise KeyboardInterrupt
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(ReducedSVC, "_solve", solve)
+    search = UniformDesignSearchCV(ReducedSVC(n_basis=5, random_state=0), cv=2, design="9-5")
+    params = dict(vars(search))
+    with pytest.raises(KeyboardInterrupt):
+        search.fit(X, y)
+    assert vars(search) == params and count["fits"] == at
+    with pytest.raises(NotFittedError):
+        search.predict(X)
+    count.update(fits=0, stop_at=None)
+    search.fit(X[:100], y[:100])
+    assert count["fits"] == 27
+    before, pred = dict(vars(search)), search.predict(X)
+    count.update(fits=0, stop_at=at)
+    with pytest.raises(KeyboardInterrupt):
+        search.fit(X, y)
+    assert vars(search).keys() == before.keys()
+    assert all(vars(search)[k] is v for k, v in before.items())
+    np.testing.assert_array_equal(search.predict(X), pred)

@@ -10,7 +10,6 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sparsekernel import ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
-from sparsekernel.base import FitInterruptedWarning
 from sparsekernel.basis import BasisSelector, RandomBasis
 from sparsekernel.kernels import Kernel
 
@@ -89,23 +88,29 @@ def test_selector_receives_the_estimators_kernel(Est, X, y):
     assert est.basis_.shape == (10, X.shape[1])
 
 
-def test_interrupted_fit_warns_and_keeps_problems_solved(monkeypatch):
+def test_interrupted_fit_propagates_and_keeps_the_previous_model(monkeypatch):
+    """Ctrl-C in the second of four one-vs-rest solves (the row-block path: Newton-Armijo per
+    class) propagates, and the two-class model fitted before stays whole."""
     import sparsekernel.svm._base as svm_base
 
+    clf = ReducedSVC(n_basis=20, memory_budget=4096, random_state=0).fit(X_BIN, Y_BIN)
+    before, pred = dict(vars(clf)), clf.predict(X_BIN)
     original, calls = svm_base.newton_armijo, []
 
     def interrupted_second(*args, **kwargs):
-        res = original(*args, **kwargs)
         calls.append(1)
         if len(calls) == 2:
-            res.status, res.converged, res.message = "interrupted", False, "interrupted."
-        return res
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
 
     monkeypatch.setattr(svm_base, "newton_armijo", interrupted_second)
-    with pytest.warns(FitInterruptedWarning, match="ReducedSVC fit interrupted for class"):
-        clf = ReducedSVC(n_basis=20, random_state=0).fit(X_MC, Y_MC)
-    assert len(calls) == 2  # the third and fourth problems were not attempted
-    assert np.all(clf.coef_[2:] == 0) and np.all(clf.coef_[:2] != 0)
+    with pytest.raises(KeyboardInterrupt):
+        clf.fit(X_MC, Y_MC)
+    assert len(calls) == 2
+    assert vars(clf).keys() == before.keys()
+    assert all(vars(clf)[k] is v for k, v in before.items())
+    assert len(clf.classes_) == 2 and clf.coef_.shape[0] == 1
+    np.testing.assert_array_equal(clf.predict(X_BIN), pred)
 
 
 def test_verbose_2_prints_a_line_per_solve(capsys):

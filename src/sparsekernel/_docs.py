@@ -30,7 +30,9 @@ PARAMS = {
     "epsilon": ("float", "Half-width of the insensitive tube: residuals below it cost nothing."),
     "n_basis": ("'auto', int, float",
                 "Number m of basis functions of the fitted model: an int, a fraction of the "
-                "training rows in (0, 1], or 'auto' = min(n, 1000)."),
+                "training rows in (0, 1], or 'auto': the number of kernel "
+                "eigenvalues holding 99 % of the trace on 500 sampled rows, clipped to "
+                "[max(100, 4 sqrt(n)), 10 sqrt(n)] (pendigits: 347, letter: 490, dna: 448)."),
     "basis": ("str, array-like or BasisSelector",
               "How the basis points Z are chosen: 'random' training rows (stratified for "
               "classifiers), 'kmeans' or 'kmedoids' centres of a subsample, 'incremental' "

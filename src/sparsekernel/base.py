@@ -10,6 +10,7 @@ contract they implement is the table in CONTRIBUTING.md, enforced by ``tests/tes
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
 
@@ -33,10 +34,11 @@ from .utils import (
     plain,
     validate_params,
 )
+from .utils._threads import thread_plan
 
-__all__ = ["BASIS_CONSTRAINTS", "DTYPES", "FitInterruptedWarning", "KERNEL_CONSTRAINTS",
-           "KernelExpansionMixin", "OneVsRestClassifierMixin", "SingleTargetRegressorMixin",
-           "SparseKernelEstimator", "report_result"]
+__all__ = ["BASIS_CONSTRAINTS", "DTYPES", "KERNEL_CONSTRAINTS", "KernelExpansionMixin",
+           "OneVsRestClassifierMixin", "SingleTargetRegressorMixin", "SparseKernelEstimator",
+           "fit_transaction", "report_result"]
 
 #: Input dtypes every estimator accepts; float32 stays float32 through the kernel blocks.
 DTYPES = [np.float64, np.float32]
@@ -49,7 +51,8 @@ KERNEL_CONSTRAINTS = {
     "memory_budget": COMMON_CONSTRAINTS["memory_budget"],
 }
 #: ``n_basis`` means one thing everywhere: the number m of basis functions of the fitted
-#: model, as an int, a fraction of the training rows in (0, 1], or 'auto' = min(n, 1000).
+#: model, as an int, a fraction of the training rows in (0, 1], or 'auto' (data-adaptive:
+#: :func:`sparsekernel.basis.auto_n_basis`).
 #: Estimators with an exact (full-kernel) form also accept None: every training row.
 N_BASIS = [Options("auto"), Interval("int", 1, None, closed="left"),
            Interval("real", 0, 1, closed="right")]
@@ -60,16 +63,8 @@ BASIS_CONSTRAINTS = {
 }
 
 
-class FitInterruptedWarning(UserWarning):
-    """A fit stopped early on Ctrl-C (KeyboardInterrupt); the model is the one reached so far.
-
-    Sub-problems not reached keep zero coefficients. Turn it into an error with
-    ``warnings.simplefilter("error", FitInterruptedWarning)`` to abort instead.
-    """
-
-
 def report_result(estimator, result, label=None):
-    """Turn a solver's ``SolverResult`` into the estimator's warnings.
+    """Turn a solver's ``SolverResult`` into the estimator's warning and ``verbose`` line.
 
     Parameters
     ----------
@@ -79,41 +74,53 @@ def report_result(estimator, result, label=None):
         ``status``, ``converged`` and ``message`` are read.
     label : object, optional
         The class (one-vs-rest sub-problem) the result belongs to.
-
-    Returns
-    -------
-    bool
-        True when the solver was interrupted, so the caller stops solving further problems.
     """
     name = type(estimator).__name__
     where = "" if label is None else f" for class {plain(label)!r}"
-    if result.status == "interrupted":
-        warnings.warn(f"{name} fit interrupted{where}: {result.message} The model is the one "
-                      "reached so far; problems not yet solved keep zero coefficients.",
-                      FitInterruptedWarning, stacklevel=3)
-        return True
     if not result.converged:
         warnings.warn(f"{name} did not converge{where}: {result.message}",
                       ConvergenceWarning, stacklevel=3)
     log_line(getattr(estimator, "verbose", 0), name, f"solved{where}",
              {"status": result.status, "n_iter": int(result.n_iter),
               "objective": float(result.objective)})
-    return False
+
+
+@contextlib.contextmanager
+def fit_transaction(estimator):
+    """Run a fit as a transaction: if the block raises, ``estimator`` is restored.
+
+    Any exception counts, KeyboardInterrupt (Ctrl-C) included; it is raised again once the
+    attributes the estimator had on entry are back (all of them, and only them), so an
+    estimator fitted before stays the same model and an unfitted one stays unfitted.
+
+    The snapshot is shallow: a dict of the attribute bindings, O(number of attributes),
+    whatever the size of the model. A fit that rebinds attributes (``self.coef_ = ...``, the
+    usual case) is therefore fully undone, but one that mutates in place an object it found
+    on the estimator would not be. Fit methods that continue a previous state
+    (``partial_fit``, warm starts) therefore copy on write: they update a copy of every
+    mutable state object (a stateful solver, a working set, an array they would change with
+    ``+=``) and assign the copies when the step has succeeded. That copy costs about as much
+    as the state, less than the step that updates it; a deep snapshot here would instead
+    copy the whole model on every fit.
+    """
+    before = dict(estimator.__dict__)
+    try:
+        yield
+    except BaseException:
+        estimator.__dict__.clear()
+        estimator.__dict__.update(before)
+        raise
 
 
 def _fit_entry(method):
-    """Validate parameters, then run ``method``; on an exception restore the prior state."""
+    """Validate parameters, then run ``method`` under the thread plan as a transaction."""
 
     @functools.wraps(method)
     def fit_entry(self, *args, **kwargs):
         self._validate_params()
-        before = dict(self.__dict__)
-        try:
-            return method(self, *args, **kwargs)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(before)
-            raise
+        with fit_transaction(self):
+            with thread_plan():
+                return method(self, *args, **kwargs)
 
     fit_entry._fit_entry = True
     return fit_entry
@@ -124,8 +131,11 @@ class SparseKernelEstimator(BaseEstimator):
 
     Subclasses declare ``_parameter_constraints`` (see :mod:`sparsekernel.utils`); the fit
     methods named in ``_FIT_METHODS`` are wrapped when the subclass is defined, so checking
-    happens at every entry without a call in the subclass, and a fit that raises (bad input,
-    a solver error, Ctrl-C propagating) leaves the fitted attributes as they were.
+    happens at every entry without a call in the subclass, a fit that raises (bad input,
+    a solver error, Ctrl-C) leaves the estimator as it was (:func:`fit_transaction`, whose
+    copy-on-write rule binds fit methods that continue a state), and every fit runs under
+    one thread plan (:func:`sparsekernel.utils._threads.thread_plan`: BLAS on one thread,
+    the library's own threads over classes and row blocks).
     """
 
     _parameter_constraints: dict = {}
@@ -147,19 +157,16 @@ class SparseKernelEstimator(BaseEstimator):
     def _solve_each(self, n_problems, solve, labels=None):
         """Run ``solve(j, callback)`` for each sub-problem with progress and warnings.
 
-        Stops after an interrupted sub-problem (the rest are not attempted). Returns the list
-        of results obtained (possibly shorter than ``n_problems``).
+        Returns the ``n_problems`` results in order.
         """
         results = []
         verbose = getattr(self, "verbose", 0)
         with SolverProgress(verbose, n_problems, type(self).__name__) as progress:
             for j in range(n_problems):
                 label = None if labels is None else labels[j]
-                res = solve(j, progress.callback(label))
+                results.append(solve(j, progress.callback(label)))
                 progress.done()
-                results.append(res)
-                if report_result(self, res, label):
-                    break
+                report_result(self, results[-1], label)
         return results
 
 
@@ -203,7 +210,8 @@ class KernelExpansionMixin:
         if self.basis_ is None:  # linear model in the primal on X itself
             scores = np.asarray(X @ coef)
         else:
-            scores = self._kernel().apply(X, self.basis_.astype(X.dtype, copy=False), coef)
+            with thread_plan():
+                scores = self._kernel().apply(X, self.basis_.astype(X.dtype, copy=False), coef)
         return scores + np.atleast_1d(self.intercept_)
 
     @property

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
-from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
 from ..kernels import resolve_gamma
@@ -167,6 +166,8 @@ class ClusteringBasis(BasisSelector):
         return BasisResult(centers=Z, gamma=gamma, info=info)
 
     def _cluster(self, Xg, k, rng):
+        from sklearn.cluster import KMeans  # deferred: it loads half of scikit-learn
+
         km = KMeans(n_clusters=k, n_init=1, max_iter=self.max_iter,
                     random_state=rng.randint(np.iinfo(np.int32).max))
         labels = km.fit_predict(Xg)

@@ -7,7 +7,7 @@ import inspect
 from sklearn.utils import check_random_state
 
 from ..kernels import Kernel, resolve_gamma
-from ._base import resolve_n_basis
+from ._base import auto_n_basis, resolve_n_basis
 from ._registry import make_basis_selector
 
 __all__ = ["fit_kernel_basis", "make_kernel"]
@@ -49,10 +49,14 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     """
     kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X)
     selector = make_basis_selector(basis)
-    m = resolve_n_basis(n_basis, X.shape[0]) if not hasattr(selector, "centers") else None
+    rng = check_random_state(random_state)
+    m = None
+    if not hasattr(selector, "centers"):
+        auto = (auto_n_basis(X, kern, rng) if isinstance(n_basis, str) and n_basis == "auto"
+                else None)
+        m = resolve_n_basis(n_basis, X.shape[0], auto)
     extra = {"kernel": kern} if _accepts_kernel(selector) else {}
-    res = selector.select(X, y, n_basis=m, random_state=check_random_state(random_state),
-                          **extra)
+    res = selector.select(X, y, n_basis=m, random_state=rng, **extra)
     if res.gamma is not None:  # per-centre widths from the selector replace gamma
         kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X, res.gamma)
     return kern, res

@@ -152,8 +152,6 @@ class SystematicBasis(BasisSelector):
             x0[: len(old) - 1], x0[-1] = old[:-1], old[-1]
             res = newton_armijo(F, target, loss, C=self.C, tol=self.tol,
                                 max_iter=self.max_iter, x0=x0)
-            if res.status == "interrupted":  # the solver caught Ctrl-C: stop selecting too
-                raise KeyboardInterrupt
             state.coef[k] = np.r_[res.coef, res.intercept]
         if not len(state.val):
             return 0.0

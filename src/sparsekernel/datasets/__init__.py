@@ -4,13 +4,18 @@ Nothing here downloads: real benchmark files are read from disk (see
 :func:`find_shared_data`), and two small sets (Ripley, banana) ship with the package.
 """
 
-from ._ida import load_ida
-from ._paths import find_shared_data
-from ._shipped import load_banana, load_ripley
-from ._shuttle import load_shuttle
-from ._svmlight import SvmlightChunks, load_svmlight_path, load_svmlight_paths
-from ._synthetic import make_checkerboard, make_sine_regression
+# Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``).
+from .. import _lazy_exports
 
 __all__ = ["SvmlightChunks", "find_shared_data", "load_banana", "load_ida", "load_ripley",
            "load_shuttle", "load_svmlight_path", "load_svmlight_paths", "make_checkerboard",
            "make_sine_regression"]
+
+__getattr__, __dir__ = _lazy_exports(globals(), {
+    "._ida": ["load_ida"],
+    "._paths": ["find_shared_data"],
+    "._shipped": ["load_banana", "load_ripley"],
+    "._shuttle": ["load_shuttle"],
+    "._svmlight": ["SvmlightChunks", "load_svmlight_path", "load_svmlight_paths"],
+    "._synthetic": ["make_checkerboard", "make_sine_regression"],
+})

@@ -4,7 +4,12 @@ Install with ``pip install 'sparsekernel[distributed]'``. Importing this module 
 import Dask; fitting or predicting on a cluster does.
 """
 
-from ._mapreduce import MapReduceSVC
-from ._predict import parallel_predict
+# Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``).
+from .. import _lazy_exports
 
 __all__ = ["MapReduceSVC", "parallel_predict"]
+
+__getattr__, __dir__ = _lazy_exports(globals(), {
+    "._mapreduce": ["MapReduceSVC"],
+    "._predict": ["parallel_predict"],
+})

@@ -181,25 +181,19 @@ class _TwoStep:
         self.learning_rate, self.max_iter, self.callback = learning_rate, max_iter, callback
 
     def run(self, mu, sigma, residual):
-        """Alternate from (mu, sigma); a KeyboardInterrupt ends the run with its best iterate
-        (re-raised when there is none yet)."""
+        """Alternate from (mu, sigma); returns the run with its best iterate."""
         run = _Run(history=[])
         sigma0, eta, prev = sigma.copy(), self.learning_rate, np.inf
-        try:
-            for it in range(self.max_iter + 1):
-                run.n_iter = it
-                J, G, residual = self._evaluate(run, it, mu, sigma, sigma0, residual, eta)
-                eta, prev = (eta * 1.1 if J <= prev else eta * 0.5), J
-                if self._stopped(run, it, eta):
-                    break
-                mu, sigma = self._basis_step(mu, sigma, G, eta)
-                if mu is None:
-                    run.status, run.message = "converged", "zero gradient of the criterion"
-                    break
-        except KeyboardInterrupt:
-            if run.mu is None:
-                raise
-            run.status, run.message = "interrupted", f"interrupted at iteration {run.n_iter}."
+        for it in range(self.max_iter + 1):
+            run.n_iter = it
+            J, G, residual = self._evaluate(run, it, mu, sigma, sigma0, residual, eta)
+            eta, prev = (eta * 1.1 if J <= prev else eta * 0.5), J
+            if self._stopped(run, it, eta):
+                break
+            mu, sigma = self._basis_step(mu, sigma, G, eta)
+            if mu is None:
+                run.status, run.message = "converged", "zero gradient of the criterion"
+                break
         return run
 
     def _evaluate(self, run, it, mu, sigma, sigma0, residual, eta):
@@ -277,9 +271,9 @@ def fit_learnable_bases(X, Y, sample_weight, *, n_basis, basis_function="robust_
     -------
     result : SolverResult
         ``coef`` = W (M, k), ``intercept`` = b (k,), ``objective`` of the returned iterate;
-        ``converged`` is True unless interrupted: the algorithm runs a fixed budget of
-        ``max_iter`` basis steps and returns its best iterate (``status`` says why it
-        stopped). ``history`` holds one dict per iterate of the returned run.
+        ``converged`` is True: the algorithm runs a fixed budget of ``max_iter`` basis steps
+        and returns its best iterate (``status`` says why it stopped). A KeyboardInterrupt
+        propagates. ``history`` holds one dict per iterate of the returned run.
     bases : LearnedBases
     """
     rng = check_random_state(random_state)
@@ -293,12 +287,9 @@ def fit_learnable_bases(X, Y, sample_weight, *, n_basis, basis_function="robust_
         n_reseeded += run.n_reseeded
         if best is None or run.objective < best.objective:
             best = run
-        if run.status == "interrupted":
-            best.status, best.message = run.status, run.message
-            break
     result = SolverResult(
         coef=best.W, intercept=best.b, objective=float(best.objective), grad_norm=float("nan"),
-        tol_reached=float("nan"), n_iter=best.n_iter, converged=best.status != "interrupted",
+        tol_reached=float("nan"), n_iter=best.n_iter, converged=True,
         status=best.status, message=f"LR-LSSVM {best.message} Returned iterate "
         f"{best.best_iter} (lowest objective).",
         history=[{"objective": o, "criterion": j} for o, j in best.history])

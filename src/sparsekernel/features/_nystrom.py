@@ -31,9 +31,8 @@ import numpy as np
 from scipy.linalg import eigh, solve_triangular
 from scipy.linalg.blas import get_blas_funcs
 from scipy.linalg.lapack import dpstrf
-from sklearn.base import TransformerMixin
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
 from .._docs import fill_doc
 from ..base import (
@@ -44,6 +43,7 @@ from ..base import (
 )
 from ..kernels import Kernel
 from ..utils import Interval, Options, eigenvalue_floor, numpy_blas_single_threaded
+from ..utils._threads import blas_threads
 
 __all__ = ["NystromFeatures", "NystromMap", "NystromMapMixin", "nystrom_from_basis", "nystrom_map"]
 
@@ -78,8 +78,11 @@ class NystromMap:
         if self.triangular:
             return self._triangular_blocks(X, Z, out)
         M = self.normalization.astype(dtype, copy=False)
-        for rows, K in self.kernel.blocks(X, Z):
+
+        def product(rows, K):
             np.matmul(K, M, out=out[rows])
+
+        self.kernel.map_blocks(X, Z, product)
         return out
 
     def _triangular_blocks(self, X, Z, out):
@@ -90,16 +93,19 @@ class NystromMap:
         """
         M = np.asfortranarray(self.normalization, dtype=out.dtype)
         trmm = get_blas_funcs("trmm", dtype=out.dtype)
+
+        def product(rows, K):
+            block = out[rows]
+            if not np.shares_memory(K, block):  # sparse products come back as copies
+                block[...] = K
+            # block is C-ordered (b, m): block.T is a Fortran (m, b) view holding K^T,
+            # and M^T K^T = (K M)^T is written over it.
+            res = trmm(1.0, M, block.T, side=0, lower=0, trans_a=1, overwrite_b=1)
+            if not np.shares_memory(res, block):
+                block[...] = res.T
+
         with numpy_blas_single_threaded():
-            for rows, K in self.kernel.blocks(X, Z, out=out):
-                block = out[rows]
-                if not np.shares_memory(K, block):  # sparse products come back as copies
-                    block[...] = K
-                # block is C-ordered (b, m): block.T is a Fortran (m, b) view holding K^T,
-                # and M^T K^T = (K M)^T is written over it.
-                res = trmm(1.0, M, block.T, side=0, lower=0, trans_a=1, overwrite_b=1)
-                if not np.shares_memory(res, block):
-                    block[...] = res.T
+            self.kernel.map_blocks(X, Z, product, out=out)
         return out
 
 
@@ -127,7 +133,7 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     # In the features' precision (float32 features cannot use more; it halves the time),
     # on one thread: LAPACK's eigensolvers synchronize often, and on a busy 2-core machine
     # two OpenBLAS threads took 19 s for m = 2000 against 4-5 s for one.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with blas_threads(1):
         lam, U = eigh(K.astype(np.result_type(dtype, np.float32), copy=False), driver="evd")
     lam, U = lam[::-1].astype(np.float64), U[:, ::-1].astype(np.float64)  # descending
     # Fix each eigenvector's sign (largest entry positive) so features are reproducible.
@@ -181,8 +187,8 @@ class NystromMapMixin:
 
 
 @fill_doc
-class NystromFeatures(TransformerMixin, NystromMapMixin, KernelExpansionMixin,
-                      SparseKernelEstimator):
+class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NystromMapMixin,
+                      KernelExpansionMixin, SparseKernelEstimator):
     """Map X to Nystrom features K(X, Z) U Lambda^(-1/2) on m landmarks Z (LLSVM).
 
     Inner products of the features approximate the kernel: F(X) F(Y)^T = K(X, Z) K(Z, Z)^+
@@ -190,6 +196,10 @@ class NystromFeatures(TransformerMixin, NystromMapMixin, KernelExpansionMixin,
     ||beta||^2 is the reduced kernel model with the RKHS penalty mu^T K(Z, Z) mu
     (beta = Lambda^(1/2) U^T mu; Zhang et al. 2012, Proposition 2). The landmarks are
     k-means centres by default, the LLSVM choice.
+
+    The output columns are named ``nystromfeatures0``, ``nystromfeatures1``, ... by
+    ``get_feature_names_out`` (as scikit-learn's ``Nystroem``), so ``set_output`` works
+    (``transform='pandas'`` gives a DataFrame with those columns).
 
     Parameters
     ----------
@@ -245,6 +255,11 @@ class NystromFeatures(TransformerMixin, NystromMapMixin, KernelExpansionMixin,
         """Return the (n, n_components_) features, float32 for float32 input."""
         check_is_fitted(self)
         return self._map().transform(self._validate_X(X))
+
+    @property
+    def _n_features_out(self):
+        # Derived, not stored, so a model restored by sparsekernel.io names its columns too.
+        return self.n_components_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

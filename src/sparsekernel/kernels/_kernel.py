@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..utils import parse_memory_budget
+from ..utils._threads import map_threads, planned_threads
 from . import _functions as F
 from ._blocks import iter_row_slices, plan_block_rows
 
@@ -126,24 +127,54 @@ class Kernel:
         for rows in iter_row_slices(X.shape[0], block_rows):
             yield rows, self._compute(X[rows], Z, zn, None if out is None else out[rows])
 
+    def map_blocks(self, X, Z, work, out=None, block_rows=None):
+        """Call ``work(rows, K(X[rows], Z))`` for every row block, blocks side by side.
+
+        The blocks run on the planned threads (:mod:`sparsekernel.utils._threads`), each
+        with one-thread BLAS; the memory budget is shared among the blocks in flight. With
+        ``out`` (as in :meth:`blocks`) each block is computed into ``out[rows]``.
+        """
+        if not np.isscalar(self.gamma) and len(self.gamma) != Z.shape[0]:
+            raise ValueError(
+                f"Per-centre gamma has {len(self.gamma)} entries but Z has {Z.shape[0]} rows."
+            )
+        n_threads = planned_threads()
+        if block_rows is None:
+            block_rows = plan_block_rows(
+                X.shape[0], Z.shape[0], X.shape[1], F.working_dtype(X, Z).itemsize,
+                self.memory_budget / n_threads, _PER_PAIR[self.name])
+        zn = F.squared_norms(Z, F.working_dtype(X, Z)) if self.name == "rbf" else None
+
+        def run(rows):
+            work(rows, self._compute(X[rows], Z, zn, None if out is None else out[rows]))
+
+        map_threads(run, list(iter_row_slices(X.shape[0], block_rows)), n_threads)
+
     def __call__(self, X, Z, block_rows=None):
         """Return the dense ``(n, m)`` matrix K(X, Z), filled block by block."""
         out = np.empty((X.shape[0], Z.shape[0]), dtype=F.working_dtype(X, Z))
-        for rows, K in self.blocks(X, Z, block_rows, out=out):
+
+        def store(rows, K):
             if K.base is not out:
                 out[rows] = K
+
+        self.map_blocks(X, Z, store, out=out, block_rows=block_rows)
         return out
 
     def apply(self, X, Z, coef, block_rows=None):
-        """Return ``K(X, Z) @ coef`` without holding more than one block of K.
+        """Return ``K(X, Z) @ coef`` holding one block of K per thread.
 
         ``coef`` has shape (m,) or (m, k); this is how a fitted model predicts.
         """
         coef = np.asarray(coef)
         dtype = F.working_dtype(X, Z)
         out = np.empty((X.shape[0],) + coef.shape[1:], dtype=np.result_type(dtype, coef))
-        for rows, K in self.blocks(X, Z, block_rows):
-            out[rows] = K @ coef.astype(dtype, copy=False)
+        coef = coef.astype(dtype, copy=False)
+
+        def product(rows, K):
+            out[rows] = K @ coef
+
+        self.map_blocks(X, Z, product, block_rows=block_rows)
         return out
 
     def gradient_basis(self, Z, X, G, block_rows=None):

@@ -5,10 +5,15 @@ All of them minimise one objective, stated once in :mod:`sparsekernel.lssvm._bas
 means the same as in the SVM family.
 """
 
-from ._base import LSSVC, LSSVR
-from ._lowrank import LowRankLSSVC, LowRankLSSVR
-from ._online import OnlineLSSVR
-from ._pruning import PrunedLSSVC, PrunedLSSVR
+# Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``).
+from .. import _lazy_exports
 
 __all__ = ["LSSVC", "LSSVR", "LowRankLSSVC", "LowRankLSSVR", "OnlineLSSVR", "PrunedLSSVC",
            "PrunedLSSVR"]
+
+__getattr__, __dir__ = _lazy_exports(globals(), {
+    "._base": ["LSSVC", "LSSVR"],
+    "._lowrank": ["LowRankLSSVC", "LowRankLSSVR"],
+    "._online": ["OnlineLSSVR"],
+    "._pruning": ["PrunedLSSVC", "PrunedLSSVR"],
+})

@@ -41,7 +41,8 @@ _PARAMS = """
     ----------
     n_basis : int, float or 'auto', default=5
         Number m = M of basis functions of the fitted model: an int, a fraction of the
-        training rows in (0, 1], or 'auto' = min(n, 1000). The LR-LSSVM is meant for few
+        training rows in (0, 1], or 'auto'
+        (the middle of [max(100, 4 sqrt(n)), 10 sqrt(n)]). The LR-LSSVM is meant for few
         (each step costs O(n M d)); prefer an int.
     basis_function : {'robust_rbf', 'sbf'}, default='robust_rbf'
         exp(-z) or max(0, 1 - z) of z = sum_j sigma_kj |x_j - mu_kj|.

@@ -13,14 +13,12 @@ validation data, all meaningless for the reduced fit; the fitting code is LSSVR/
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 from sklearn.model_selection import train_test_split
 
 from .._docs import fill_doc
 from ..base import (
-    FitInterruptedWarning,
     OneVsRestClassifierMixin,
     SingleTargetRegressorMixin,
     report_result,
@@ -118,15 +116,7 @@ class _PrunedLSSVM(BaseLSSVM):
         self.pruning_path_ = {"n_support": [], "validation_mse": []}
         state = None
         while True:
-            try:
-                report_result(self, self._fit_exact(X[keep], T[keep], sw[keep]))
-            except KeyboardInterrupt:
-                if state is None:
-                    raise
-                warnings.warn(f"{type(self).__name__} pruning interrupted after "
-                              f"{len(self.pruning_path_['n_support'])} rounds; keeping the last "
-                              "accepted model.", FitInterruptedWarning, stacklevel=4)
-                break
+            report_result(self, self._fit_exact(X[keep], T[keep], sw[keep]))
             if not self._accept(keep, X_val, T_val):
                 break
             state = (keep, self.coef_, self.intercept_, self.objective_)

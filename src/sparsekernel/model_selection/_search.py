@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.model_selection import GridSearchCV
 from sklearn.utils import check_array
 
+from ..base import fit_transaction
 from ..utils import Interval, Options, validate_params
 from ._uniform_design import UD_TABLES, gamma_search_range, ud_points
 
@@ -145,7 +146,17 @@ class UniformDesignSearchCV(GridSearchCV):
         Returns
         -------
         self
+
+        Notes
+        -----
+        The search is a transaction, like every estimator's fit: an exception, or a Ctrl-C
+        during any candidate's fit (it propagates, never scored), leaves the search as it was
+        before ``fit``, unfitted or with its previous results.
         """
+        with fit_transaction(self):
+            return self._fit_stages(X, y, **params)
+
+    def _fit_stages(self, X, y, **params):
         validate_params(type(self).__name__, _UD_CONSTRAINTS, self.get_params(deep=False))
         names = tuple(self.param_names)
         if len(names) != 2 or not all(isinstance(n, str) for n in names):

@@ -29,11 +29,13 @@ from .least_squares import (
     lssvm_normal_equations,
     lssvm_primal,
 )
+from .logistic import logistic_newton
 from .newton_armijo import newton_armijo
 
 __all__ = ["ArrayBlocks", "EigenResult", "IncrementalLSSVM", "NormalEquations",
            "MomentAccumulator", "Moments", "SelectiveBlockMinimization", "SolverResult",
            "SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "as_row_blocks", "basis_lbfgs",
            "canonical_correlations", "dual_cd", "generalized_low_rank_eigen", "lssvm_dual",
-           "lssvm_normal_equations", "lssvm_primal", "newton_armijo", "relative_ridge",
+           "logistic_newton", "lssvm_normal_equations", "lssvm_primal", "newton_armijo",
+           "relative_ridge",
            "smooth_plus", "spd_cholesky", "spd_solve", "symmetric_eigen", "whitening"]

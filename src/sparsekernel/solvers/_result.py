@@ -29,8 +29,8 @@ class SolverResult:
         Outer iterations performed.
     converged : bool
         Whether the stopping criterion was met.
-    status : {'converged', 'max_iter', 'line_search', 'time_limit', 'interrupted'}
-        Why the solver stopped.
+    status : {'converged', 'max_iter', 'line_search', 'time_limit'}
+        Why the solver stopped (a KeyboardInterrupt is never caught: it propagates).
     message : str
         A human-readable account of ``status`` with the numbers involved.
     history : list of dict

@@ -3,7 +3,7 @@
 Learned-basis methods (SLMC and sparse KFD of Wu, Schoelkopf & Bakir 2006) move the m points
 Z in R^d to minimise a marginal function W(Z) given by an inner solve. scipy's L-BFGS-B on the
 flattened Z, returning the best Z evaluated (a failed line search may end on a worse trial
-point, and Ctrl-C keeps the best so far) as a :class:`SolverResult`; it never warns.
+point) as a :class:`SolverResult`; it never warns, and a KeyboardInterrupt propagates.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ _MESSAGES = {
     "line_search": "The L-BFGS line search failed after {k} iterations ({e} evaluations; W "
                    "{w0:.6g} -> {w:.6g}): the gradient does not match the objective to the "
                    "precision needed ({scipy}); the best Z evaluated is kept.",
-    "interrupted": "Interrupted by the user after {k} L-BFGS iterations (W {w0:.6g} -> "
-                   "{w:.6g}); the best Z evaluated is kept.",
 }
 
 
@@ -61,8 +59,7 @@ def basis_lbfgs(value_and_grad, Z0, *, max_iter=100, tol=1e-4, gtol=1e-10, callb
     ----------
     value_and_grad : callable
         ``value_and_grad(Z) -> (W, G)``: the objective (float) and its gradient with respect
-        to Z, an array of Z's shape (m, d). A KeyboardInterrupt raised inside it stops the
-        search like one raised between iterations.
+        to Z, an array of Z's shape (m, d).
     Z0 : ndarray of shape (m, d)
         Starting points.
     max_iter : int, default=100
@@ -83,7 +80,7 @@ def basis_lbfgs(value_and_grad, Z0, *, max_iter=100, tol=1e-4, gtol=1e-10, callb
         W, ``grad_norm`` the infinity norm of its gradient, ``intercept`` 0.0. ``status`` is
         'converged' (scipy status 0), 'max_iter' (1: iterations or evaluations exhausted),
         'line_search' (2: ABNORMAL line search, usually a gradient inconsistent with W, e.g.
-        from an inexact inner solve; ``converged`` is False) or 'interrupted'.
+        from an inexact inner solve; ``converged`` is False).
         ``history[0]`` is the starting point (n_iter 0, its W), then one entry per iteration.
     """
     Z0 = np.array(Z0, dtype=np.float64)
@@ -99,26 +96,21 @@ def basis_lbfgs(value_and_grad, Z0, *, max_iter=100, tol=1e-4, gtol=1e-10, callb
             callback(record)
 
     status, scipy_message = "converged", ""
-    try:
-        if max_iter == 0:
-            track(Z0.ravel())
-        else:  # scipy's first evaluation is at Z0: the tracker records it as the start
-            res = minimize(track, Z0.ravel(), jac=True, method="L-BFGS-B",
-                           callback=on_iteration,
-                           options={"maxiter": max_iter, "ftol": tol, "gtol": gtol})
-            status, scipy_message = _STATUS.get(res.status, "line_search"), str(res.message)
-    except KeyboardInterrupt:
-        status = "interrupted"
-    if track.n_eval:
-        history.insert(0, {"n_iter": 0, "objective": track.first_W,
-                           "grad_norm": track.first_gnorm})
+    if max_iter == 0:
+        track(Z0.ravel())
+    else:  # scipy's first evaluation is at Z0: the tracker records it as the start
+        res = minimize(track, Z0.ravel(), jac=True, method="L-BFGS-B", callback=on_iteration,
+                       options={"maxiter": max_iter, "ftol": tol, "gtol": gtol})
+        status, scipy_message = _STATUS.get(res.status, "line_search"), str(res.message)
+    history.insert(0, {"n_iter": 0, "objective": track.first_W,
+                       "grad_norm": track.first_gnorm})
     W, Z, gnorm = track.best
-    Z = Z0 if Z is None else Z  # interrupted before the first evaluation finished
-    n_iter = max(len(history) - 1, 0)
-    message = _MESSAGES[status].format(k=n_iter, e=track.n_eval, w0=track.first_W,
-                                       w=W if track.n_eval else np.nan, scipy=scipy_message)
+    Z = Z0 if Z is None else Z  # no finite W was evaluated
+    n_iter = len(history) - 1
+    message = _MESSAGES[status].format(k=n_iter, e=track.n_eval, w0=track.first_W, w=W,
+                                       scipy=scipy_message)
     return SolverResult(
-        coef=Z, intercept=0.0, objective=float(W) if track.n_eval else float("nan"),
-        grad_norm=gnorm, tol_reached=float(tol), n_iter=n_iter,
+        coef=Z, intercept=0.0, objective=float(W), grad_norm=gnorm, tol_reached=float(tol),
+        n_iter=n_iter,
         converged=status == "converged", status=status, message=message, history=history,
     )

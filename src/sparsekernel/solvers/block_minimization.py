@@ -36,7 +36,6 @@ from scipy.linalg import cholesky, solve_triangular
 from scipy.linalg.blas import dsyrk
 from threadpoolctl import threadpool_limits
 
-from ._dual_cd_kernels import row_margins
 from .dual_cd import dual_cd
 
 __all__ = ["FORGET", "SelectiveBlockMinimization"]
@@ -47,6 +46,10 @@ FORGET = ("summary", "freeze")
 
 class SelectiveBlockMinimization:
     """Stateful solver: feed feature chunks with :meth:`step`, read ``coef`` / ``intercept``.
+
+    A step updates the state in place, so one that raises (Ctrl-C included) leaves it partly
+    updated: a caller that must keep the state of the previous step steps a
+    ``copy.deepcopy`` of the solver and keeps the copy only when the step returns.
 
     Parameters
     ----------
@@ -184,8 +187,6 @@ class SelectiveBlockMinimization:
             alpha[:, k] = res.dual
             self.n_iter[k] += res.n_iter
             self.last_results.append(res)
-            if res.status == "interrupted":
-                raise KeyboardInterrupt
         self._select_cache(F, Y, sw, alpha, ids)
         return self.last_results
 
@@ -212,6 +213,9 @@ class SelectiveBlockMinimization:
 
     def _select_cache(self, F, Y, sw, alpha, ids):
         """Keep the rows nearest the margin; absorb the others."""
+        # Here, not at module level: numba loads with the first fit, not with the package.
+        from ._dual_cd_kernels import row_margins
+
         score = np.full(len(F), np.inf)
         scratch = np.empty(len(F))
         Fc = np.ascontiguousarray(F)

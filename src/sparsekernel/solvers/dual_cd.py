@@ -33,8 +33,10 @@ import time
 
 import numpy as np
 
-from ._dual_cd_kernels import dcd_epoch, row_margins, weights_from_dual
 from ._result import SolverResult
+
+# The compiled loops (._dual_cd_kernels) are imported inside the functions that run them:
+# importing numba costs a few tenths of a second, which only a dual CD fit should pay.
 
 __all__ = ["LOSSES", "dual_cd"]
 
@@ -105,6 +107,8 @@ def _gap(F, y, alpha, w, w0, bias, loss, C, sw, diag, margins):
     With an offset w0 the pair is P = 1/2 ||w - w0||^2 + losses and
     D = sum alpha - 1/2 ||w||^2 + 1/2 ||w0||^2 - 1/2 sum D_ii alpha_i^2 (w0 = 0: the usual).
     """
+    from ._dual_cd_kernels import row_margins
+
     f = row_margins(F, w, bias, margins)
     viol = np.maximum(0.0, 1.0 - y * f)
     dw = w - w0
@@ -171,9 +175,10 @@ def dual_cd(F, y, C=1.0, *, loss="squared_hinge", sample_weight=None, fit_interc
     SolverResult
         ``coef`` = w (float64, shape (m,)), ``intercept`` = b, ``objective`` = P(w, b),
         ``dual`` = alpha, ``gap`` = P - D at the returned point, ``tol_reached`` = the
-        absolute gap threshold. A KeyboardInterrupt returns the point reached after the last
-        complete pass with ``status='interrupted'``.
+        absolute gap threshold. A KeyboardInterrupt propagates.
     """
+    from ._dual_cd_kernels import dcd_epoch, weights_from_dual
+
     F = _as_rows(F)
     n, m = F.shape
     y, sw, alpha, w0 = _check_vectors(n, m, y, sample_weight, dual0, offset)
@@ -190,41 +195,37 @@ def dual_cd(F, y, C=1.0, *, loss="squared_hinge", sample_weight=None, fit_interc
     status, n_iter, history = "max_iter", 0, []
     spread, primal, gap = np.inf, np.nan, np.nan
     start = time.perf_counter()
-    try:
-        for n_iter in range(1, max_iter + 1):
-            if shuffle:
-                rng.shuffle(index[:active])
-            full_pass = active == len(index)
-            active, pg_max, pg_min = dcd_epoch(F, y, alpha, w, qd, diag, upper, index,
-                                               active, bias, pg_max_old, pg_min_old)
-            spread = pg_max - pg_min if active else 0.0
-            # The exact gap costs a pass over all n rows; with shrinking the epochs may touch
-            # far fewer, so it is checked on full passes, when the active rows look
-            # converged, and every _GAP_EVERY passes.
-            settled = spread <= tol and not full_pass
-            info = {"n_iter": n_iter, "grad_norm": spread, "n_active": active}
-            if full_pass or settled or n_iter % _GAP_EVERY == 0 or n_iter == max_iter:
-                primal, _, gap = _gap(F, y, alpha, w, w0, bias, loss, C, sw, diag, margins)
-                info.update(objective=primal, gap=gap)
-            history.append(info)
-            if callback is not None:
-                callback(info)
-            if "gap" in info and gap <= tol * primal:
-                status = "converged"
-                break
-            if not shrinking or settled:
-                # Converged on the active rows only: bring the shrunk rows back.
-                active, pg_max_old, pg_min_old = len(index), np.inf, -np.inf
-            else:
-                pg_max_old = pg_max if pg_max > 0 else np.inf
-                pg_min_old = pg_min if pg_min < 0 else -np.inf
-            if max_seconds is not None and time.perf_counter() - start > max_seconds:
-                status = "time_limit"
-                primal, _, gap = _gap(F, y, alpha, w, w0, bias, loss, C, sw, diag, margins)
-                break
-    except KeyboardInterrupt:
-        status = "interrupted"
-        primal, _, gap = _gap(F, y, alpha, w, w0, bias, loss, C, sw, diag, margins)
+    for n_iter in range(1, max_iter + 1):
+        if shuffle:
+            rng.shuffle(index[:active])
+        full_pass = active == len(index)
+        active, pg_max, pg_min = dcd_epoch(F, y, alpha, w, qd, diag, upper, index,
+                                           active, bias, pg_max_old, pg_min_old)
+        spread = pg_max - pg_min if active else 0.0
+        # The exact gap costs a pass over all n rows; with shrinking the epochs may touch
+        # far fewer, so it is checked on full passes, when the active rows look
+        # converged, and every _GAP_EVERY passes.
+        settled = spread <= tol and not full_pass
+        info = {"n_iter": n_iter, "grad_norm": spread, "n_active": active}
+        if full_pass or settled or n_iter % _GAP_EVERY == 0 or n_iter == max_iter:
+            primal, _, gap = _gap(F, y, alpha, w, w0, bias, loss, C, sw, diag, margins)
+            info.update(objective=primal, gap=gap)
+        history.append(info)
+        if callback is not None:
+            callback(info)
+        if "gap" in info and gap <= tol * primal:
+            status = "converged"
+            break
+        if not shrinking or settled:
+            # Converged on the active rows only: bring the shrunk rows back.
+            active, pg_max_old, pg_min_old = len(index), np.inf, -np.inf
+        else:
+            pg_max_old = pg_max if pg_max > 0 else np.inf
+            pg_min_old = pg_min if pg_min < 0 else -np.inf
+        if max_seconds is not None and time.perf_counter() - start > max_seconds:
+            status = "time_limit"
+            primal, _, gap = _gap(F, y, alpha, w, w0, bias, loss, C, sw, diag, margins)
+            break
     return SolverResult(
         coef=w[:m].copy(), intercept=float(w[m]), objective=primal, grad_norm=spread,
         tol_reached=tol * primal, n_iter=n_iter, converged=status == "converged",
@@ -236,6 +237,5 @@ def dual_cd(F, y, C=1.0, *, loss="squared_hinge", sample_weight=None, fit_interc
 def _message(status, n_iter, gap, threshold):
     reason = {"converged": "duality gap below the tolerance",
               "max_iter": "maximum number of passes reached",
-              "time_limit": "time budget (max_seconds) exhausted",
-              "interrupted": "interrupted by the user"}[status]
+              "time_limit": "time budget (max_seconds) exhausted"}[status]
     return f"{reason} after {n_iter} passes: gap {gap:.3g} (threshold {threshold:.3g})."

@@ -29,12 +29,14 @@ through :func:`~sparsekernel.solvers._spd.spd_cholesky`, the package's one jitte
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import cho_solve
 from scipy.linalg.blas import dger as _dger
 
+from ..utils._threads import map_threads, planned_threads
 from ._blocks import as_row_blocks
 from ._result import SolverResult
 from ._spd import spd_cholesky
@@ -171,16 +173,33 @@ def lssvm_normal_equations(F, y, C, sample_weight=None):
     for rows, Fb in blocks:  # first pass: weighted means
         fsum += np.asarray(Fb.T @ sw[rows], dtype=np.float64).ravel()
     fbar, ybar = fsum / sw.sum(), (sw @ Y) / sw.sum()
-    G, R = np.zeros((m, m)), np.zeros((m,) + Y.shape[1:])
-    for rows, Fb in blocks:  # second pass: the centred sums F_c^T S F_c and F_c^T S Y_c
-        Fc = np.asarray(Fb.toarray() if hasattr(Fb, "toarray") else Fb, dtype=np.float64) - fbar
-        FcS = Fc * sw[rows][:, None]
-        G += FcS.T @ Fc
-        R += FcS.T @ (Y[rows] - ybar)
+    G, R = _centred_sums(blocks, fbar, ybar, Y, sw)
     Yc = Y - ybar
     G[np.diag_indices(m)] += 1.0 / C
     L, jitter = spd_cholesky(G)
     return NormalEquations(fbar, ybar, G, R, float(np.sum(sw @ (Yc * Yc))), L, jitter, float(C))
+
+
+def _centred_sums(blocks, fbar, ybar, Y, sw):
+    """F_c^T S F_c and F_c^T S Y_c over the row blocks, as many blocks at a time as there
+    are planned threads (each a one-thread ``syrk``), so memory holds that many blocks."""
+    m = blocks.shape[1]
+    G, R = np.zeros((m, m)), np.zeros((m,) + Y.shape[1:])
+
+    def sums(item):
+        rows, Fb = item
+        Fc = np.asarray(Fb.toarray() if hasattr(Fb, "toarray") else Fb, dtype=np.float64) - fbar
+        root = np.sqrt(sw[rows])[:, None]
+        Fc *= root
+        return Fc.T @ Fc, Fc.T @ ((Y[rows] - ybar) * (root if Y.ndim == 2 else root[:, 0]))
+
+    n_threads = planned_threads()
+    items = iter(blocks)
+    while group := list(itertools.islice(items, n_threads)):
+        for g, r in map_threads(sums, group, n_threads):
+            G += g
+            R += r
+    return G, R
 
 
 def lssvm_primal(F, y, C, sample_weight=None):

@@ -107,8 +107,7 @@ def newton_armijo(F, y, loss, C=1.0, sample_weight=None, tol=1e-6, max_iter=100,
     Returns
     -------
     SolverResult
-        ``coef`` = w, ``intercept`` = b. A KeyboardInterrupt returns the last accepted iterate
-        with ``status='interrupted'`` instead of propagating.
+        ``coef`` = w, ``intercept`` = b. A KeyboardInterrupt propagates.
     """
     blocks = as_row_blocks(F)
     n, m = blocks.shape
@@ -130,37 +129,33 @@ def newton_armijo(F, y, loss, C=1.0, sample_weight=None, tol=1e-6, max_iter=100,
     system = NewtonSystem(m)
     history, status, n_iter, gnorm = [], "max_iter", 0, np.inf
     obj = _objective(z, f, y, loss, cw)
-    try:
-        for n_iter in range(1, max_iter + 1):
-            _, d1, d2 = loss.derivatives(f, y)
-            n_active = system.begin(cw * d2)
-            grad = _gradient(blocks, z, cw * d1, system)
-            H = system.finish()
-            gnorm = float(np.abs(grad).max())
-            scale = max(1.0, gnorm) if scale is None else scale
-            if gnorm <= tol * scale:
-                n_iter -= 1
-                status = "converged"
-                break
-            d = spd_solve(H, -grad)[0]
-            u = _margins(blocks, d[:m], d[m])
-            step, obj, f = _line_search(z, d, f, u, y, loss, cw, obj, grad @ d)
-            if step == 0.0:
-                status = "line_search"
-                break
-            z += step * d
-            record = dict(n_iter=n_iter, objective=obj, grad_norm=gnorm, step=step,
-                          n_active=n_active)
-            history.append(record)
-            if callback is not None:
-                callback(record)
-        else:
-            _, d1, _ = loss.derivatives(f, y)
-            gnorm = _grad_norm(blocks, z, cw * d1)
-            status = "converged" if gnorm <= tol * scale else "max_iter"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        gnorm = _grad_norm(blocks, z, cw * loss.derivatives(f, y)[1])
+    for n_iter in range(1, max_iter + 1):
+        _, d1, d2 = loss.derivatives(f, y)
+        n_active = system.begin(cw * d2)
+        grad = _gradient(blocks, z, cw * d1, system)
+        H = system.finish()
+        gnorm = float(np.abs(grad).max())
+        scale = max(1.0, gnorm) if scale is None else scale
+        if gnorm <= tol * scale:
+            n_iter -= 1
+            status = "converged"
+            break
+        d = spd_solve(H, -grad)[0]
+        u = _margins(blocks, d[:m], d[m])
+        step, obj, f = _line_search(z, d, f, u, y, loss, cw, obj, grad @ d)
+        if step == 0.0:
+            status = "line_search"
+            break
+        z += step * d
+        record = dict(n_iter=n_iter, objective=obj, grad_norm=gnorm, step=step,
+                      n_active=n_active)
+        history.append(record)
+        if callback is not None:
+            callback(record)
+    else:
+        _, d1, _ = loss.derivatives(f, y)
+        gnorm = _grad_norm(blocks, z, cw * d1)
+        status = "converged" if gnorm <= tol * scale else "max_iter"
     return _result(z, obj, gnorm, tol * (scale or 1.0), n_iter, status, history, n_pre)
 
 
@@ -174,7 +169,6 @@ _MESSAGES = {
                 "increase max_iter or tol.",
     "line_search": "Line search found no decrease after {k} iterations (gradient norm "
                    "{g:.3g}, target {t:.3g}); the solution is accurate to rounding.",
-    "interrupted": "Interrupted by the user after {k} iterations (gradient norm {g:.3g}).",
 }
 
 

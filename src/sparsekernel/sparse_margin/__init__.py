@@ -9,11 +9,16 @@ The learned bases are also selectors for any estimator's ``basis=``:
 are stated once in :mod:`sparsekernel.sparse_margin._base`.
 """
 
-from ._compress import ReducedSetSVC, compress_svc
-from ._fisher import FisherBasis, SparseFisherDiscriminant
-from ._reduced_set import kernel_expansion, reduced_set_rbf
-from ._slmc import SparseMarginBasis, SparseMarginClassifier, modified_rsvm
+# Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``).
+from .. import _lazy_exports
 
 __all__ = ["FisherBasis", "ReducedSetSVC", "SparseFisherDiscriminant", "SparseMarginBasis",
            "SparseMarginClassifier", "compress_svc", "kernel_expansion", "modified_rsvm",
            "reduced_set_rbf"]
+
+__getattr__, __dir__ = _lazy_exports(globals(), {
+    "._compress": ["ReducedSetSVC", "compress_svc"],
+    "._fisher": ["FisherBasis", "SparseFisherDiscriminant"],
+    "._reduced_set": ["kernel_expansion", "reduced_set_rbf"],
+    "._slmc": ["SparseMarginBasis", "SparseMarginClassifier", "modified_rsvm"],
+})

@@ -105,8 +105,8 @@ class ExpansionClassifier(OneVsRestClassifierMixin, KernelExpansionMixin,
     def _fit_coefficients(self, svm, Z):
         """Set ``basis_`` (Z, near-duplicates merged), ``coef_`` and ``intercept_``.
 
-        Each one-vs-rest problem is one solve reported by ``_solve_each``; problems not
-        reached after an interrupt keep zero coefficients. Returns the solver results.
+        Each one-vs-rest problem is one solve reported by ``_solve_each``. Returns the solver
+        results.
         """
         self.basis_ = dedupe_rows(Z, decimals=10)
         feats = svm.features(self.basis_)

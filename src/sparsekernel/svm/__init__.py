@@ -1,6 +1,14 @@
-"""Smooth, reduced and low-rank support vector machines (SSVM, RSVM, epsilon-SSVR, LLSVM)."""
+"""Smooth, reduced and low-rank support vector machines (SSVM, RSVM, epsilon-SSVR, LLSVM),
+and kernel logistic regression on the same Nystrom features."""
 
-from ._classes import ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
-from ._lowrank import LowRankSVC
+# Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``).
+from .. import _lazy_exports
 
-__all__ = ["LowRankSVC", "ReducedSVC", "ReducedSVR", "SmoothSVC", "SmoothSVR"]
+__all__ = ["KernelLogisticRegression", "LowRankSVC", "ReducedSVC", "ReducedSVR", "SmoothSVC",
+           "SmoothSVR"]
+
+__getattr__, __dir__ = _lazy_exports(globals(), {
+    "._classes": ["ReducedSVC", "ReducedSVR", "SmoothSVC", "SmoothSVR"],
+    "._logistic": ["KernelLogisticRegression"],
+    "._lowrank": ["LowRankSVC"],
+})

@@ -28,13 +28,15 @@ from ..base import (
     N_BASIS,
     KernelExpansionMixin,
     SparseKernelEstimator,
+    report_result,
 )
 from ..basis import make_kernel
 from ..features import reduced_design
-from ..solvers import newton_armijo
-from ..utils import Interval, constraints, parse_memory_budget
+from ..solvers import SquaredSmoothHinge, newton_armijo
+from ..solvers.newton_ovr import newton_ovr
+from ..utils import Interval, SolverProgress, constraints, format_bytes, parse_memory_budget
 
-__all__ = ["SVM_CONSTRAINTS", "BaseSmoothSVM"]
+__all__ = ["SVM_CONSTRAINTS", "BaseSmoothSVM", "solve_squared_hinge"]
 
 SVM_CONSTRAINTS = {
     **KERNEL_CONSTRAINTS,
@@ -78,14 +80,20 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
         if self.kernel != "linear" and hessian_bytes > budget:
             raise ValueError(
                 f"{name} with n_basis=None (the full {self.kernel!r} kernel) needs an "
-                f"(n+1)x(n+1) Newton system: {hessian_bytes / 2**20:.0f} MiB for n={n}, "
-                f"above memory_budget={budget / 2**20:.0f} MiB. Use the reduced estimator "
+                f"(n+1)x(n+1) Newton system: {format_bytes(hessian_bytes)} for n={n}, "
+                f"above memory_budget={format_bytes(budget)}. Use the reduced estimator "
                 "(n_basis << n, e.g. 'auto') or raise memory_budget."
             )
 
     def _solve(self, F, Y, sample_weight, labels=None):
-        """Newton-Armijo per column of Y (problems not reached after an interrupt stay zero)."""
+        """Every column of Y at once by exact Newton when F is stored and the loss is the
+        exact squared hinge; else Newton-Armijo per column."""
         loss, k = self._loss(), Y.shape[1]
+        if (isinstance(F, np.ndarray) and isinstance(loss, SquaredSmoothHinge)
+                and np.isinf(loss.alpha)):
+            fit = solve_squared_hinge(self, F, Y, sample_weight, labels)
+            self.coef_, self.intercept_, self.n_iter_, self.objective_ = fit
+            return
 
         def solve(j, callback):
             return newton_armijo(F, np.ascontiguousarray(Y[:, j]), loss, C=self.C,
@@ -98,3 +106,27 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
         for j, res in enumerate(results):
             self.coef_[j], self.intercept_[j] = res.coef, res.intercept
             self.n_iter_[j], self.objective_[j] = res.n_iter, res.objective
+
+
+def solve_squared_hinge(est, F, Y, sample_weight, labels):
+    """All one-vs-rest squared-hinge problems of ``est`` on stored features F, jointly
+    (:func:`~sparsekernel.solvers.newton_ovr.newton_ovr`, on the planned threads).
+
+    Returns ``(coef (k, m), intercept (k,), n_iter (k,), objective (k,))``.
+    """
+    k = Y.shape[1]
+    with SolverProgress(est.verbose, k, type(est).__name__) as progress:
+        log = progress.callback(None)
+
+        def report(info):
+            for _ in range(k - info["n_unconverged"] - progress.n_done):
+                progress.done()
+            if log is not None:
+                log(info)
+
+        results = newton_ovr(F, Y, C=est.C, sample_weight=sample_weight, tol=est.tol,
+                             max_iter=est.max_iter, callback=report)
+    for label, res in zip(labels or [None] * k, results, strict=True):
+        report_result(est, res, label)
+    return (np.array([r.coef for r in results]), np.array([r.intercept for r in results]),
+            np.array([r.n_iter for r in results]), np.array([r.objective for r in results]))

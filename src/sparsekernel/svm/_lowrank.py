@@ -20,6 +20,7 @@ problem ``ReducedSVC`` solves, the same SSVM on K(X, Z) itself, i.e. the Euclide
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 
@@ -34,11 +35,10 @@ from ..base import (
     KernelExpansionMixin,
     OneVsRestClassifierMixin,
     SparseKernelEstimator,
-    report_result,
 )
 from ..features._nystrom import NystromMapMixin
 from ..kernels._functions import working_dtype
-from ..solvers import SelectiveBlockMinimization, SolverResult, dual_cd
+from ..solvers import SelectiveBlockMinimization, dual_cd
 from ..utils import (
     Interval,
     Options,
@@ -48,8 +48,17 @@ from ..utils import (
     parse_memory_budget,
     seed_from,
 )
+from ._base import solve_squared_hinge
 
 __all__ = ["LowRankSVC"]
+
+_NO_STREAM_STATE = (
+    "LowRankSVC.partial_fit continues the block minimization of earlier partial_fit or "
+    "fit_stream calls, but this model was fitted in memory by fit or loaded from a file, "
+    "which keep no block-minimization state. Pass all the data to fit_stream (arrays or an "
+    "iterable of chunks), or call partial_fit from the first chunk on an unfitted model "
+    "(sklearn.base.clone(model))."
+)
 
 
 @fill_doc
@@ -122,7 +131,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     n_iter_ : ndarray of shape (n_problems,)
         Dual coordinate descent passes (summed over blocks when streaming).
     n_rows_seen_ : int
-        Rows fed by ``fit_stream`` / ``partial_fit`` (per pass).
+        Rows of one pass of a completed ``fit_stream`` (or streamed ``fit``), plus those of
+        the ``partial_fit`` steps since; absent after a ``fit`` in memory.
     n_features_in_ : int
     """
 
@@ -185,6 +195,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         self
         """
         self.__dict__.pop("_sbm", None)
+        self.__dict__.pop("n_rows_seen_", None)
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
         fmap = self._fit_map(X, y_enc, self.whitening)
         nbytes = X.shape[0] * fmap.n_components * working_dtype(X, fmap.Z).itemsize
@@ -195,6 +206,10 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         return self
 
     def _solve_in_memory(self, F, Y, sw):
+        if self.loss == "squared_hinge":
+            self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
+                self, F, Y, sw, self._problem_labels)
+            return
         k = Y.shape[1]
         rng = np.random.default_rng(seed_from(self.random_state))
 
@@ -220,20 +235,15 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
 
     def _stream_fit(self, make_chunks, fmap):
         """Block minimization over ``n_passes`` passes of ``make_chunks()`` -> (X, Y, sw)."""
-        sbm = self._sbm = self._new_solver(fmap)
-        self.n_rows_seen_ = 0
+        sbm = self._new_solver(fmap)
         with SolverProgress(self.verbose, self.n_passes, type(self).__name__) as progress:
             report = progress.callback(None)
-            try:
-                for p in range(self.n_passes):
-                    self.n_rows_seen_ = self._stream_pass(sbm, fmap, make_chunks(), p, report)
-                    progress.done()
-            except KeyboardInterrupt:  # keep the model reached so far, and say so
-                report_result(self, _interrupted(sbm))
-            else:
-                log_line(self.verbose, type(self).__name__, "streamed",
-                         {"passes": self.n_passes, "rows": self.n_rows_seen_,
-                          "n_iter": int(sbm.n_iter.max())})
+            for p in range(self.n_passes):
+                n_rows = self._stream_pass(sbm, fmap, make_chunks(), p, report)
+                progress.done()
+        log_line(self.verbose, type(self).__name__, "streamed",
+                 {"passes": self.n_passes, "rows": n_rows, "n_iter": int(sbm.n_iter.max())})
+        self._sbm, self.n_rows_seen_ = sbm, n_rows
         self._store_solution(sbm)
         return self
 
@@ -301,6 +311,13 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One block-minimization step on the chunk (X, y); the first call fixes the map.
 
+        Later calls continue the block minimization of the earlier ``partial_fit`` calls, or
+        of ``fit_stream`` (or of a ``fit`` that streamed because the features exceeded
+        ``memory_budget``). A model fitted in memory by ``fit``, or loaded by
+        :func:`sparsekernel.io.load`, has no such state (its summary of the rows seen is
+        neither kept nor saved), so ``partial_fit`` refuses it rather than start again from
+        the chunk alone.
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
@@ -314,14 +331,17 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         self
         """
         first = not hasattr(self, "_sbm")
+        if first and hasattr(self, "coef_"):
+            raise ValueError(_NO_STREAM_STATE)
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight, classes=classes,
                                                 reset=first)
         if first:
-            self._sbm = self._new_solver(self._fit_map(X, y_enc, self.whitening))
-            self.n_rows_seen_ = 0
-        self._sbm.step(self._map().transform(X), Y, sw)
-        self.n_rows_seen_ += X.shape[0]
-        self._store_solution(self._sbm)
+            sbm, n_rows = self._new_solver(self._fit_map(X, y_enc, self.whitening)), 0
+        else:  # copy on write (base.fit_transaction): a failed step leaves _sbm as it was
+            sbm, n_rows = copy.deepcopy(self._sbm), self.n_rows_seen_
+        sbm.step(self._map().transform(X), Y, sw)
+        self._sbm, self.n_rows_seen_ = sbm, n_rows + X.shape[0]
+        self._store_solution(sbm)
         return self
 
     # ---------------------------------------------------------- chunk input
@@ -362,14 +382,6 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         for chunk in chunks:
             X, y, sw = self._check_chunk(*chunk)
             yield X, self._targets(self._encode(y)), self._weights(y, sw)
-
-
-def _interrupted(sbm):
-    """The SolverResult of a stream stopped by Ctrl-C (the model so far is kept)."""
-    return SolverResult(coef=sbm.coef, intercept=sbm.intercept, objective=float("nan"),
-                        grad_norm=float("nan"), tol_reached=float("nan"),
-                        n_iter=int(sbm.n_iter.max()), converged=False, status="interrupted",
-                        message=f"stopped after {sbm.n_rows_seen} rows.")
 
 
 def _row_chunks(chunk_size, X, *others):

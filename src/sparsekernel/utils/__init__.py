@@ -1,22 +1,21 @@
 """Shared helpers: parameter validation, memory budgets, weights and progress."""
 
-from ._blas import numpy_blas_single_threaded
-from ._memory import DEFAULT_MEMORY_BUDGET, parse_memory_budget
-from ._numerics import eigenvalue_floor
-from ._progress import SolverProgress, log_line
-from ._random import check_random_state, seed_from
-from ._validation import (
-    COMMON_CONSTRAINTS,
-    Interval,
-    InvalidParameterError,
-    Options,
-    check_sample_weight,
-    constraints,
-    plain,
-    validate_params,
-)
+# Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``).
+from .. import _lazy_exports
 
 __all__ = ["COMMON_CONSTRAINTS", "DEFAULT_MEMORY_BUDGET", "InvalidParameterError", "Interval",
-           "Options", "SolverProgress", "check_random_state", "check_sample_weight", "constraints",
-           "eigenvalue_floor", "log_line", "numpy_blas_single_threaded", "parse_memory_budget",
-           "plain", "seed_from", "validate_params"]
+           "Options", "SolverProgress", "UNLIMITED_MEMORY_BUDGET", "check_random_state",
+           "check_sample_weight", "constraints", "eigenvalue_floor", "format_bytes", "log_line",
+           "numpy_blas_single_threaded", "parse_memory_budget", "plain", "seed_from",
+           "validate_params"]
+
+__getattr__, __dir__ = _lazy_exports(globals(), {
+    "._blas": ["numpy_blas_single_threaded"],
+    "._memory": ["DEFAULT_MEMORY_BUDGET", "UNLIMITED_MEMORY_BUDGET", "format_bytes",
+                 "parse_memory_budget"],
+    "._numerics": ["eigenvalue_floor"],
+    "._progress": ["SolverProgress", "log_line"],
+    "._random": ["check_random_state", "seed_from"],
+    "._validation": ["COMMON_CONSTRAINTS", "Interval", "InvalidParameterError", "Options",
+                     "check_sample_weight", "constraints", "plain", "validate_params"],
+})

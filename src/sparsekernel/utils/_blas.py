@@ -12,9 +12,6 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
-import scipy.linalg.blas  # noqa: F401  (loaded before the controller looks for libraries)
-from threadpoolctl import ThreadpoolController
-
 __all__ = ["numpy_blas_single_threaded"]
 
 _CONTROLLER = []
@@ -23,6 +20,11 @@ _CONTROLLER = []
 def numpy_blas_single_threaded():
     """Context manager: NumPy's own BLAS on one thread, if it is separate from SciPy's."""
     if not _CONTROLLER:
+        # Imported on first use, not with the package. SciPy's BLAS must be loaded before the
+        # controller looks for libraries, or it would not be found.
+        import scipy.linalg.blas  # noqa: F401
+        from threadpoolctl import ThreadpoolController
+
         _CONTROLLER.append(ThreadpoolController())
     blas = _CONTROLLER[0].select(user_api="blas")
     own = [lib.filepath for lib in blas.lib_controllers if "numpy" in lib.filepath]

@@ -66,6 +66,7 @@ class SolverProgress:
     def __init__(self, verbose, total, desc):
         self.verbose, self.total, self.desc = int(verbose), total, desc
         self._bar = None
+        self.n_done = 0
 
     def __enter__(self):
         if self.verbose > 0 and self.total > 1:
@@ -94,5 +95,6 @@ class SolverProgress:
 
     def done(self):
         """Mark one sub-problem finished."""
+        self.n_done += 1
         if self._bar is not None:
             self._bar.update(1)

@@ -1,0 +1,296 @@
+"""Exact Newton for every one-vs-rest squared-hinge problem on one dense feature matrix.
+
+Objective per column j of the targets (the SVM family's, :mod:`sparsekernel.svm._base`)::
+
+    Phi_j(w, b) = 1/2 ||w||^2 + 1/2 b^2 + C/2 * sum_i s_i max(0, 1 - Y_ij f_i)^2,
+    f = F w + b.
+
+Why a solver of its own. ``newton_armijo`` solves one problem at a time and streams F row
+block by row block at every step, which is right when F does not fit in memory. When it does
+and there are k problems on the same F, three things are shared or exact:
+
+* From w = 0 every row violates the margin in every problem, so the first Hessian
+  ``I + C [F 1]^T S [F 1]`` is the same for all k: one ``syrk`` and one Cholesky serve every
+  class, and the first step moves all of them most of the way.
+* The products with all n rows (gradients ``F^T V`` and directions ``F D``) are done for
+  all unconverged problems at once, as BLAS-3 products that read F once per iteration.
+* Later Hessians involve only each problem's active rows (those inside the margin), a
+  fraction of n; each is built and factored on one BLAS thread, the problems side by side
+  on the planned threads (:mod:`sparsekernel.utils._threads`).
+
+The loss is piecewise quadratic, so the step length along a Newton direction is found exactly
+(the root of a piecewise-linear increasing derivative, from sorted breakpoints) instead of by
+backtracking, and the iteration ends exactly when the active set stops changing: typically
+4-8 iterations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..utils._threads import blas_threads, map_threads, planned_threads, row_slices
+from ._result import SolverResult
+from ._spd import spd_solve
+
+__all__ = ["newton_ovr"]
+
+#: Bytes of gathered, scaled rows per ``syrk`` when a Hessian is built from active rows.
+_GATHER_BYTES = 32 * 2**20
+#: Below this many multiply-adds a product runs on the calling thread (threads cost ~50 us).
+_PARALLEL_MIN_WORK = 2e6
+
+
+def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads=None,
+               hessian_bytes=2**30, callback=None):
+    """Minimise Phi_j (module docstring) for every column j of ``Y``.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, m)
+        Dense features, float32 or float64 (products stay in F's dtype; the Hessians, the
+        margins and the iterates are float64).
+    Y : ndarray of shape (n, k)
+        Targets in {-1, +1}, one column per problem.
+    C : float
+        Loss weight.
+    sample_weight : ndarray of shape (n,), optional
+        Non-negative weights s_i shared by the problems.
+    tol : float
+        A problem has converged when ``||grad||_inf <= tol * max(1, ||grad at 0||_inf)``, or
+        when a full Newton step left its active set unchanged (then it is exactly optimal).
+    max_iter : int
+        Maximum Newton iterations.
+    n_threads : int, optional
+        Threads for the products with F (split by rows) and the per-problem Hessians (one
+        problem per thread); BLAS itself runs on one thread. Default: the planned threads
+        (:func:`sparsekernel.utils._threads.planned_threads`).
+    hessian_bytes : int or float
+        Memory allowed for keeping each problem's last Hessian ((m+1)^2 float64 each), so
+        that the next one is an update by the rows that entered or left the active set
+        instead of a rebuild from all active rows.
+    callback : callable, optional
+        Called after every iteration with a dict (n_iter, n_unconverged, n_active).
+
+    Returns
+    -------
+    list of SolverResult
+        One per column of ``Y``: ``coef`` = w, ``intercept`` = b.
+    """
+    n_threads = planned_threads() if n_threads is None else max(1, int(n_threads))
+    state = _State(F, Y, C, sample_weight, n_threads, hessian_bytes)
+    history = []
+    with blas_threads(1):
+        for it in range(max_iter + 1):
+            todo = state.check(tol)
+            if not todo.size or it == max_iter:
+                break
+            n_active = state.step(todo, state.directions(todo))
+            history.append({"n_iter": it + 1, "n_unconverged": int(todo.size),
+                            "n_active": n_active})
+            if callback is not None:
+                callback(history[-1])
+    return state.results(tol, history)
+
+
+class _State:
+    """Iterates, margins and active sets of the k problems."""
+
+    def __init__(self, F, Y, C, sample_weight, n_threads, hessian_bytes):
+        self.F, self.C, self.threads = F, float(C), n_threads
+        n, m = F.shape
+        self.Y = np.asarray(Y, dtype=np.float64)
+        self.s = (np.ones(n) if sample_weight is None
+                  else np.asarray(sample_weight, dtype=np.float64))
+        k = self.Y.shape[1]
+        self.Z = np.zeros((m + 1, k))
+        self.f = np.zeros((n, k))
+        self.active = None  # the active sets the last Hessians were built on
+        self.exact = np.zeros(k, dtype=bool)  # a unit step kept the active set
+        self.converged = np.zeros(k, dtype=bool)
+        self.n_iter = np.zeros(k, dtype=int)
+        self.scale = None
+        self.gnorm = np.full(k, np.inf)
+        self.hessians = {}  # problem -> (H, the active rows it was built on)
+        self.keep_hessians = k * 8.0 * (m + 1) ** 2 <= hessian_bytes
+
+    def check(self, tol):
+        """Gradients of the unconverged problems; returns the indices still to solve."""
+        todo = np.flatnonzero(~self.converged)
+        R = 1.0 - self.Y[:, todo] * self.f[:, todo]
+        V = np.where(R > 0, R, 0.0) * (-self.C * self.s)[:, None] * self.Y[:, todo]
+        G = self.Z[:, todo] + _rmatmul(self.F, V, self.threads)
+        self.G = G
+        gnorm = np.abs(G).max(axis=0)
+        if self.scale is None:
+            self.scale = np.maximum(1.0, gnorm)
+        self.gnorm[todo] = gnorm
+        done = (gnorm <= tol * self.scale[todo]) | self.exact[todo]
+        self.converged[todo[done]] = True
+        self.G, self.R = G[:, ~done], R[:, ~done]
+        return todo[~done]
+
+    def directions(self, todo):
+        """Newton directions (m + 1, len(todo)): one shared system while every row is
+        active in every problem (the first iteration), else one system per problem, the
+        problems side by side (or, when fewer than the threads, each split by rows)."""
+        active = (self.R > 0) & (self.s > 0)[:, None]
+        self.step_active = active
+        cs = self.C * self.s
+        if (active == active[:, :1]).all():  # from w = 0: one system for every problem
+            H = _hessian(self.F, cs, np.flatnonzero(active[:, 0]), self.threads)
+            if self.keep_hessians:
+                self.hessians = dict.fromkeys(todo.tolist(), (H, active[:, 0]))
+            return spd_solve(H, -self.G)[0]
+        inner = 1 if len(todo) >= self.threads else self.threads
+
+        def solve(col):
+            H = self._hessian_of(todo[col], active[:, col], cs, inner)
+            return spd_solve(H, -self.G[:, col])[0]
+
+        return np.column_stack(map_threads(solve, range(len(todo)), self.threads // inner))
+
+    def _hessian_of(self, j, act, cs, n_threads):
+        """Problem j's Hessian on its active rows ``act``: the previous one updated by the
+        rows that entered or left when they are fewer than the active rows (late
+        iterations change a few rows), else rebuilt."""
+        prev = self.hessians.get(j)
+        if prev is not None:
+            H_prev, act_prev = prev
+            enter, leave = np.flatnonzero(act & ~act_prev), np.flatnonzero(act_prev & ~act)
+            if len(enter) + len(leave) < np.count_nonzero(act):
+                H = H_prev + _gram(self.F, cs, enter, n_threads)
+                H -= _gram(self.F, cs, leave, n_threads)
+                H[-1, :-1] = H[:-1, -1]
+            else:
+                H = _hessian(self.F, cs, np.flatnonzero(act), n_threads)
+        else:
+            H = _hessian(self.F, cs, np.flatnonzero(act), n_threads)
+        if self.keep_hessians:
+            self.hessians[j] = (H, act)
+        return H
+
+    def step(self, todo, D):
+        """Exact line search along D for each problem; update iterates and margins."""
+        m = self.F.shape[1]
+        U = _matmul(self.F, D[:m], self.threads) + D[m]
+        n_active = 0
+        for col, j in enumerate(todo):
+            c = self.Y[:, j] * U[:, col]
+            t = _exact_step(self.R[:, col], c, self.C * self.s, self.Z[:, j] @ D[:, col],
+                            D[:, col] @ D[:, col])
+            self.Z[:, j] += t * D[:, col]
+            self.f[:, j] += t * U[:, col]
+            new_active = (self.Y[:, j] * self.f[:, j] < 1.0) & (self.s > 0)
+            self.exact[j] = (abs(t - 1.0) <= 1e-9
+                             and np.array_equal(new_active, self.step_active[:, col]))
+            n_active += int(new_active.sum())
+            self.n_iter[j] += 1
+        return n_active
+
+    def results(self, tol, history):
+        out = []
+        for j in range(self.Z.shape[1]):
+            r = np.maximum(1.0 - self.Y[:, j] * self.f[:, j], 0.0)
+            obj = 0.5 * self.Z[:, j] @ self.Z[:, j] + 0.5 * self.C * (self.s @ (r * r))
+            status = "converged" if self.converged[j] else "max_iter"
+            out.append(SolverResult(
+                coef=self.Z[:-1, j].copy(), intercept=float(self.Z[-1, j]), objective=obj,
+                grad_norm=float(self.gnorm[j]), tol_reached=tol * float(self.scale[j]),
+                n_iter=int(self.n_iter[j]), converged=bool(self.converged[j]), status=status,
+                message=_message(status, self.gnorm[j], tol * self.scale[j], self.n_iter[j],
+                                 self.exact[j]),
+                history=history))
+        return out
+
+
+def _message(status, gnorm, tol_abs, n_iter, exact):
+    if status == "converged":
+        why = "the active set stopped changing" if exact else f"gradient norm {gnorm:.3g}"
+        return f"Converged after {n_iter} Newton iterations: {why} (target {tol_abs:.3g})."
+    return (f"Reached max_iter={n_iter} with gradient norm {gnorm:.3g} > {tol_abs:.3g}; "
+            "increase max_iter or tol.")
+
+
+def _split(n, work, n_threads):
+    """Row slices for ``n_threads`` threads, or one slice when the work is small."""
+    return row_slices(n, n_threads if work >= _PARALLEL_MIN_WORK else 1)
+
+
+def _rmatmul(F, V, n_threads):
+    """[F 1]^T V in F's dtype (a float64 V would upcast all of F), summed over row slices."""
+    V = V.astype(F.dtype, copy=False)
+    parts = _split(F.shape[0], F.size * V.shape[1], n_threads)
+    FtV = sum(map_threads(lambda s: F[s].T @ V[s], parts, len(parts)))
+    return np.vstack([np.asarray(FtV, dtype=np.float64), V.sum(axis=0, dtype=np.float64)])
+
+
+def _matmul(F, W, n_threads):
+    """F W (float64 out), row slices on the threads."""
+    W = W.astype(F.dtype, copy=False)
+    out = np.empty((F.shape[0], W.shape[1]))
+    parts = _split(F.shape[0], F.size * W.shape[1], n_threads)
+
+    def run(s):
+        out[s] = F[s] @ W
+
+    map_threads(run, parts, len(parts))
+    return out
+
+
+def _hessian(F, cs, rows, n_threads=1):
+    """I + [F 1]_rows^T diag(cs_rows) [F 1]_rows (float64), row slices on the threads."""
+    H = _gram(F, cs, rows, n_threads)
+    H[-1, :-1] = H[:-1, -1]
+    H[np.diag_indices(len(H))] += 1.0
+    return H
+
+
+def _gram(F, cs, rows, n_threads=1):
+    """[F 1]_rows^T diag(cs_rows) [F 1]_rows (upper border only), row slices on the threads."""
+    m = F.shape[1]
+    parts = _split(len(rows), len(rows) * float(m) * m, n_threads)
+    return sum(map_threads(lambda s: _gram_rows(F, cs, rows[s]), parts, len(parts)))
+
+
+def _gram_rows(F, cs, rows):
+    """[F 1]_rows^T diag(cs_rows) [F 1]_rows (upper border only), gathered in chunks."""
+    m = F.shape[1]
+    H = np.zeros((m + 1, m + 1))
+    step = max(1, _GATHER_BYTES // (F.itemsize * max(m, 1)))
+    for start in range(0, len(rows), step):
+        idx = rows[start:start + step]
+        w = cs[idx]
+        root = np.sqrt(w).astype(F.dtype)
+        G = F[idx] * root[:, None]
+        H[:m, :m] += G.T @ G
+        H[:m, m] += G.T @ root
+        H[m, m] += w.sum()
+    return H
+
+
+def _exact_step(r, c, cs, zd, dd):
+    """argmin_t>=0 of 1/2 ||z + t d||^2 + 1/2 sum cs_i max(0, r_i - t c_i)^2.
+
+    The derivative ``zd + t dd - sum cs_i c_i max(0, r_i - t c_i)`` is continuous, piecewise
+    linear and increasing; its breakpoints are where rows leave (c > 0) or enter (c < 0) the
+    active set. Sorting them gives the segment where it crosses zero.
+    """
+    act0 = r > 0
+    a0 = zd - np.sum((cs * c * r)[act0])
+    b0 = dd + np.sum((cs * c * c)[act0])
+    leave = act0 & (c > 0)
+    enter = ~act0 & (c < 0)
+    ev = leave | enter
+    with np.errstate(over="ignore"):  # |c| tiny: the row changes side at t = inf, harmless
+        t_ev = r[ev] / c[ev]
+    sign = np.where(leave[ev], 1.0, -1.0)
+    order = np.argsort(t_ev, kind="stable")
+    t_ev = t_ev[order]
+    w = (cs * c)[ev][order]
+    a = np.concatenate([[a0], a0 + np.cumsum(sign[order] * w * r[ev][order])])
+    b = np.concatenate([[b0], b0 - np.cumsum(sign[order] * w * c[ev][order])])
+    # phi'(t_e) from the segment to its left; the root lies in the first segment where >= 0.
+    at_break = a[:-1] + b[:-1] * t_ev
+    hit = np.flatnonzero(at_break >= 0)
+    seg = hit[0] if hit.size else len(t_ev)
+    return float(-a[seg] / b[seg]) if b[seg] > 0 else 0.0

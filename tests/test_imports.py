@@ -1,0 +1,50 @@
+"""The package loads lazily: importing an estimator pulls in no optional heavy dependency."""
+
+import subprocess
+import sys
+
+import pytest
+
+import sparsekernel
+
+_FRESH_IMPORT = (
+    "import sys, sparsekernel; from sparsekernel import LowRankSVC, ReducedSVC; "
+    "print(sorted(m for m in ('numba', 'dask', 'matplotlib', 'distributed') "
+    "if m in sys.modules))"
+)
+
+_FAMILIES = ["basis", "cli", "datasets", "decomposition", "distributed", "features", "io",
+             "kernels", "lssvm", "model_selection", "solvers", "sparse_margin", "svm", "utils"]
+
+
+def test_estimator_import_loads_no_heavy_dependency():
+    # A fresh interpreter: this test process has long since imported everything.
+    out = subprocess.run([sys.executable, "-c", _FRESH_IMPORT], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_every_public_name_resolves_and_is_listed():
+    listed = dir(sparsekernel)
+    for name in sparsekernel.__all__:
+        assert getattr(sparsekernel, name) is not None
+        assert name in listed
+
+
+def test_star_import_binds_all():
+    namespace = {}
+    exec("from sparsekernel import *", namespace)
+    assert set(sparsekernel.__all__) <= set(namespace)
+
+
+@pytest.mark.parametrize("family", _FAMILIES)
+def test_family_exports_resolve(family):
+    module = getattr(sparsekernel, family)  # reachable without an explicit import
+    for name in module.__all__:
+        assert getattr(module, name) is not None
+        assert name in dir(module)
+
+
+def test_unknown_name_raises_attribute_error():
+    with pytest.raises(AttributeError, match="no_such_name"):
+        sparsekernel.no_such_name  # noqa: B018

@@ -1,0 +1,107 @@
+"""The joint one-vs-rest Newton solver: against the per-problem reference, and its parts."""
+
+import numpy as np
+import pytest
+
+from sparsekernel.solvers import SquaredSmoothHinge, newton_armijo
+from sparsekernel.solvers.newton_ovr import _exact_step, newton_ovr
+from sparsekernel.utils._threads import map_threads, row_slices, thread_budget, thread_plan
+
+
+def _problem(n=600, m=30, k=4, seed=0):
+    rng = np.random.default_rng(seed)
+    F = rng.standard_normal((n, m))
+    y = rng.integers(0, k, n)
+    F[:, :k] += 1.5 * np.eye(k)[y]
+    Y = np.where(y[:, None] == np.arange(k), 1.0, -1.0)
+    return F, Y, rng.uniform(0.2, 3.0, n)
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 1e3])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_matches_newton_armijo_per_problem(C, n_threads):
+    F, Y, sw = _problem()
+    results = newton_ovr(F, Y, C=C, sample_weight=sw, tol=1e-12, n_threads=n_threads)
+    for j, res in enumerate(results):
+        ref = newton_armijo(F, Y[:, j], SquaredSmoothHinge(np.inf), C=C, sample_weight=sw,
+                            tol=1e-12, presolve_rows=None)
+        assert res.converged
+        np.testing.assert_allclose(res.coef, ref.coef, atol=1e-9, rtol=1e-9)
+        assert res.intercept == pytest.approx(ref.intercept, abs=1e-9)
+        assert res.objective == pytest.approx(ref.objective, rel=1e-10)
+
+
+def test_optimality_conditions():
+    """At the solution the gradient of every problem vanishes."""
+    F, Y, sw = _problem(seed=1)
+    C = 5.0
+    for j, res in enumerate(newton_ovr(F, Y, C=C, sample_weight=sw, tol=1e-12)):
+        f = F @ res.coef + res.intercept
+        r = np.maximum(1.0 - Y[:, j] * f, 0.0)
+        v = -C * sw * Y[:, j] * r
+        grad = np.r_[res.coef + F.T @ v, res.intercept + v.sum()]
+        assert np.abs(grad).max() < 1e-8
+
+
+def test_float32_features_give_the_float64_model():
+    F, Y, sw = _problem(seed=2)
+    r64 = newton_ovr(F, Y, C=10.0, sample_weight=sw)
+    r32 = newton_ovr(F.astype(np.float32), Y, C=10.0, sample_weight=sw)
+    for a, b in zip(r64, r32, strict=True):
+        np.testing.assert_allclose(a.coef, b.coef, atol=1e-3)
+
+
+def test_without_kept_hessians_same_solution():
+    """Updating each Hessian by the rows that changed equals rebuilding it."""
+    F, Y, sw = _problem(seed=3)
+    kept = newton_ovr(F, Y, C=30.0, sample_weight=sw, tol=1e-12)
+    rebuilt = newton_ovr(F, Y, C=30.0, sample_weight=sw, tol=1e-12, hessian_bytes=0)
+    for a, b in zip(kept, rebuilt, strict=True):
+        np.testing.assert_allclose(a.coef, b.coef, atol=1e-9)
+
+
+def test_zero_weight_rows_are_ignored():
+    F, Y, sw = _problem(seed=4)
+    sw[::3] = 0.0
+    full = newton_ovr(F, Y, C=2.0, sample_weight=sw, tol=1e-12)
+    keep = sw > 0
+    sub = newton_ovr(F[keep], Y[keep], C=2.0, sample_weight=sw[keep], tol=1e-12)
+    for a, b in zip(full, sub, strict=True):
+        np.testing.assert_allclose(a.coef, b.coef, atol=1e-9)
+
+
+def test_max_iter_reports_not_converged():
+    F, Y, sw = _problem(seed=5)
+    res = newton_ovr(F, Y, C=100.0, sample_weight=sw, max_iter=1)
+    assert not any(r.converged for r in res)
+    assert all(r.status == "max_iter" and "max_iter=1" in r.message for r in res)
+
+
+def test_exact_step_is_the_line_minimum():
+    rng = np.random.default_rng(6)
+    n = 200
+    r, c, cs = rng.standard_normal(n), rng.standard_normal(n), rng.uniform(0.5, 2, n)
+    z, d = rng.standard_normal(5), rng.standard_normal(5)
+
+    def phi(t):
+        return 0.5 * np.sum((z + t * d) ** 2) + 0.5 * np.sum(cs * np.maximum(r - t * c, 0) ** 2)
+
+    slope = z @ d - np.sum(cs * c * np.maximum(r, 0))
+    if slope > 0:  # make d a descent direction
+        c, d = -c, -d
+    t = _exact_step(r, c, cs, z @ d, d @ d)
+    grid = np.linspace(0, 3 * max(t, 1.0), 20001)
+    assert phi(t) <= min(phi(g) for g in grid) + 1e-9
+
+
+def test_threads_helpers():
+    assert row_slices(10, 3) == [slice(0, 3), slice(3, 6), slice(6, 10)]
+    assert row_slices(2, 5) == [slice(0, 1), slice(1, 2)]
+    assert map_threads(lambda x: x * x, range(7), 2) == [x * x for x in range(7)]
+    with pytest.raises(ZeroDivisionError):
+        map_threads(lambda x: 1 // x, [1, 0, 2], 2)
+    with thread_plan() as n:
+        assert n >= 1
+        assert thread_budget() == 1  # BLAS held to one thread inside a plan
+        with thread_plan() as inner:
+            assert inner == n  # nested plans keep the outer one
