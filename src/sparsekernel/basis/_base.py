@@ -118,7 +118,7 @@ def auto_n_basis(X, kernel, random_state=None):
     lam = np.clip(np.linalg.eigvalsh(kernel(Xs, Xs).astype(np.float64)), 0.0, None)[::-1]
     share = np.cumsum(lam) / max(lam.sum(), np.finfo(float).tiny)
     rank = int(np.searchsorted(share, AUTO_TRACE)) + 1
-    if rank >= 0.9 * len(rows):  # the sample itself is (nearly) full rank: no smaller m
+    if rank >= 0.8 * len(rows):  # the sample itself is (nearly) full rank: no smaller m
         return high
     return int(np.clip(rank, low, high))
 
