@@ -138,3 +138,23 @@ def test_gradient_basis_only_for_rbf(rng):
     X, Z = _data(rng)
     with pytest.raises(NotImplementedError, match="'polynomial'"):
         Kernel("polynomial").gradient_basis(Z, X, np.ones((7, 40)))
+
+
+def test_overflowing_inputs_give_a_clear_error_naming_the_cause():
+    """Features near 1e160 overflow the squared distances: say so, not 'eigenvalues did not
+    converge' or an all-NaN decision."""
+    import warnings
+
+    from sparsekernel import LowRankSVC, ReducedSVC
+
+    X = np.random.RandomState(0).rand(60, 3) * 1e160
+    y = np.arange(60) % 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(ValueError, match=r"gamma=.scale.*overflows.*e\+159.*Standardize"):
+            ReducedSVC(n_basis=10).fit(X, y)
+        with pytest.raises(ValueError,
+                           match=r"'rbf' kernel \(gamma=1.0\).*non-finite.*Standardize"):
+            LowRankSVC(gamma=1.0, n_basis=10).fit(X, y)
+        with pytest.raises(ValueError, match="non-finite"):
+            Kernel("rbf", gamma=1.0)(np.array([[1e200]]), np.array([[1e200]]))

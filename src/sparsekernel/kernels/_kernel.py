@@ -21,6 +21,12 @@ _ALIASES = {"gaussian": "rbf", "poly": "polynomial"}
 _PER_PAIR = {"rbf": 2.0, "laplacian": 3.0, "polynomial": 2.0, "linear": 1.0, "sigmoid": 2.0}
 
 
+def _abs_max(A):
+    """max |a_ij| of a dense or CSR array (0 when empty)."""
+    values = A.data if sp.issparse(A) else A
+    return float(np.abs(values).max()) if values.size else 0.0
+
+
 def resolve_gamma(gamma, X):
     """Turn ``gamma`` ('scale', 'auto', a float or per-centre array) into numbers.
 
@@ -37,6 +43,12 @@ def resolve_gamma(gamma, X):
                 var = X.multiply(X).mean() - mean**2
             else:
                 var = np.asarray(X, dtype=np.float64).var()
+            if not np.isfinite(var):
+                raise ValueError(
+                    f"gamma='scale' needs the variance of X, which overflows: the features "
+                    f"reach |x| = {_abs_max(X):.3g}. Standardize the features (e.g. "
+                    "sklearn.preprocessing.StandardScaler) or pass a numeric gamma."
+                )
             return float(1.0 / (n_features * var)) if var > 0 else 1.0
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive float. Got {gamma!r}.")
     if isinstance(gamma, numbers.Real):
@@ -146,9 +158,23 @@ class Kernel:
         zn = F.squared_norms(Z, F.working_dtype(X, Z)) if self.name == "rbf" else None
 
         def run(rows):
-            work(rows, self._compute(X[rows], Z, zn, None if out is None else out[rows]))
+            K = self._compute(X[rows], Z, zn, None if out is None else out[rows])
+            if not np.isfinite(K).all():
+                raise ValueError(self._non_finite_message(X[rows], Z))
+            work(rows, K)
 
         map_threads(run, list(iter_row_slices(X.shape[0], block_rows)), n_threads)
+
+    def _non_finite_message(self, X, Z):
+        """Why K(X, Z) overflowed: the inputs' scale with this kernel's parameters."""
+        scale = max(_abs_max(A) for A in (X, Z))
+        g = self.gamma if np.isscalar(self.gamma) else f"per-centre (max {np.max(self.gamma):.3g})"
+        return (
+            f"The {self.name!r} kernel (gamma={g}) gave non-finite values: the features reach "
+            f"|x| = {scale:.3g}, too large for {F.working_dtype(X, Z)} arithmetic with this "
+            "kernel. Standardize the features (e.g. sklearn.preprocessing.StandardScaler) or "
+            "lower gamma."
+        )
 
     def __call__(self, X, Z, block_rows=None):
         """Return the dense ``(n, m)`` matrix K(X, Z), filled block by block."""
