@@ -185,6 +185,12 @@ class NystromMapMixin:
         return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_,
                           triangular=self.eigenvalues_ is None)  # Cholesky: M = L^(-T)
 
+    def _expansion_coef(self):
+        """mu = M coef^T (m x n_outputs) of a linear model on the features, formed once:
+        prediction evaluates the reduced kernel model K(X, Z) mu + b, never the features
+        (the LLSVM paper's mu = U Lambda^(-1/2) beta)."""
+        return self.normalization_ @ np.atleast_2d(self.coef_).T
+
 
 @fill_doc
 class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NystromMapMixin,

@@ -44,9 +44,9 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit, logsumexp, softmax
 
 from ..utils._threads import blas_threads, planned_threads
+from ._parallel import matmul, rmatmul
 from ._result import SolverResult
 from ._spd import spd_solve
-from .newton_ovr import _matmul, _rmatmul
 
 __all__ = ["logistic_newton"]
 
@@ -115,7 +115,7 @@ class _Problem:
         self.m, self.p = m, self.q * (m + 1)
 
     def logits(self, Z):
-        return _matmul(self.F, Z[:-1], self.threads) + Z[-1]
+        return matmul(self.F, Z[:-1], self.threads) + Z[-1]
 
     def loss(self, G):
         """Per-row cross-entropy."""
@@ -132,7 +132,7 @@ class _Problem:
         return P, P - self.Y
 
     def gradient(self, Z, R):
-        return Z + _rmatmul(self.F, R * self.cs[:, None], self.threads)
+        return Z + rmatmul(self.F, R * self.cs[:, None], self.threads)
 
     def hessian_times(self, P, D):
         """(I + [F 1]^T diag(curvature) [F 1]) D, for D of shape (m + 1, q)."""
@@ -142,7 +142,7 @@ class _Problem:
         else:
             PU = P * U
             V = PU - P * PU.sum(axis=1, keepdims=True)
-        return D + _rmatmul(self.F, V * self.cs[:, None], self.threads)
+        return D + rmatmul(self.F, V * self.cs[:, None], self.threads)
 
     def hessian(self, P):
         """The exact (q (m + 1))^2 Hessian, blocks (a, b) in class order."""

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils._threads import blas_threads, map_threads, planned_threads, row_slices
+from ..utils._threads import blas_threads, map_threads, planned_threads
+from ._parallel import matmul, rmatmul, split_rows
 from ._result import SolverResult
 from ._spd import spd_solve
 
@@ -36,8 +37,6 @@ __all__ = ["newton_ovr"]
 
 #: Bytes of gathered, scaled rows per ``syrk`` when a Hessian is built from active rows.
 _GATHER_BYTES = 32 * 2**20
-#: Below this many multiply-adds a product runs on the calling thread (threads cost ~50 us).
-_PARALLEL_MIN_WORK = 2e6
 
 
 def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads=None,
@@ -118,7 +117,7 @@ class _State:
         todo = np.flatnonzero(~self.converged)
         R = 1.0 - self.Y[:, todo] * self.f[:, todo]
         V = np.where(R > 0, R, 0.0) * (-self.C * self.s)[:, None] * self.Y[:, todo]
-        G = self.Z[:, todo] + _rmatmul(self.F, V, self.threads)
+        G = self.Z[:, todo] + rmatmul(self.F, V, self.threads)
         self.G = G
         gnorm = np.abs(G).max(axis=0)
         if self.scale is None:
@@ -172,7 +171,7 @@ class _State:
     def step(self, todo, D):
         """Exact line search along D for each problem; update iterates and margins."""
         m = self.F.shape[1]
-        U = _matmul(self.F, D[:m], self.threads) + D[m]
+        U = matmul(self.F, D[:m], self.threads) + D[m]
         n_active = 0
         for col, j in enumerate(todo):
             c = self.Y[:, j] * U[:, col]
@@ -211,32 +210,6 @@ def _message(status, gnorm, tol_abs, n_iter, exact):
             "increase max_iter or tol.")
 
 
-def _split(n, work, n_threads):
-    """Row slices for ``n_threads`` threads, or one slice when the work is small."""
-    return row_slices(n, n_threads if work >= _PARALLEL_MIN_WORK else 1)
-
-
-def _rmatmul(F, V, n_threads):
-    """[F 1]^T V in F's dtype (a float64 V would upcast all of F), summed over row slices."""
-    V = V.astype(F.dtype, copy=False)
-    parts = _split(F.shape[0], F.size * V.shape[1], n_threads)
-    FtV = sum(map_threads(lambda s: F[s].T @ V[s], parts, len(parts)))
-    return np.vstack([np.asarray(FtV, dtype=np.float64), V.sum(axis=0, dtype=np.float64)])
-
-
-def _matmul(F, W, n_threads):
-    """F W (float64 out), row slices on the threads."""
-    W = W.astype(F.dtype, copy=False)
-    out = np.empty((F.shape[0], W.shape[1]))
-    parts = _split(F.shape[0], F.size * W.shape[1], n_threads)
-
-    def run(s):
-        out[s] = F[s] @ W
-
-    map_threads(run, parts, len(parts))
-    return out
-
-
 def _hessian(F, cs, rows, n_threads=1):
     """I + [F 1]_rows^T diag(cs_rows) [F 1]_rows (float64), row slices on the threads."""
     H = _gram(F, cs, rows, n_threads)
@@ -248,7 +221,7 @@ def _hessian(F, cs, rows, n_threads=1):
 def _gram(F, cs, rows, n_threads=1):
     """[F 1]_rows^T diag(cs_rows) [F 1]_rows (upper border only), row slices on the threads."""
     m = F.shape[1]
-    parts = _split(len(rows), len(rows) * float(m) * m, n_threads)
+    parts = split_rows(len(rows), len(rows) * float(m) * m, n_threads)
     return sum(map_threads(lambda s: _gram_rows(F, cs, rows[s]), parts, len(parts)))
 
 

@@ -128,10 +128,6 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
         self.random_state = random_state
         self.verbose = verbose
 
-    def _expansion_coef(self):
-        """mu = M W (m x q): prediction evaluates K(X, Z) mu + b, never the features."""
-        return self.normalization_ @ np.atleast_2d(self.coef_).T
-
     def fit(self, X, y, sample_weight=None):
         """Fit the model on (X, y).
 

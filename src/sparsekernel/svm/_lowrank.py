@@ -173,12 +173,6 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         self.random_state = random_state
         self.verbose = verbose
 
-    # ------------------------------------------------------------------ map
-    def _expansion_coef(self):
-        """mu = M beta^T (k x n_problems), formed once: prediction is the reduced SVM
-        K(X, Z) mu + b, O(n k d + n k) per class (the paper's mu = U Lambda^(-1/2) beta)."""
-        return self.normalization_ @ np.atleast_2d(self.coef_).T
-
     # ------------------------------------------------------------ in memory
     def fit(self, X, y, sample_weight=None):
         """Fit on in-memory data (features stored if they fit ``memory_budget``, else blocks).
