@@ -104,7 +104,9 @@ def test_ud_search_benchmark_quick_profile_runs(tmp_path):
                    capture_output=True, timeout=600)
     result = json.loads((tmp_path / "ud_search_quick.json").read_text())
     fits = [r["fits"] for r in result["rows"]]
-    assert fits == [25, 13, 21]
+    # grid 5 x 5; UD 9 + 4 new stage-2 points (+ 1 when the stage-2 box is shifted inside
+    # the search box, its centre then not among its points); the 21-point UD design
+    assert fits[0] == 25 and fits[1] in (13, 14) and fits[2] == 21
     for row in result["rows"]:
         assert 0.0 <= row["test_accuracy_pct"] <= 100.0 and row["wall_s"] > 0
     assert (tmp_path / "ud_search_a9a_quick.png").stat().st_size > 0

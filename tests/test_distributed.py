@@ -16,7 +16,7 @@ from sklearn.datasets import dump_svmlight_file, make_blobs, make_moons
 
 from sparsekernel import ReducedSVC, SmoothSVC
 from sparsekernel.basis import RandomBasis
-from sparsekernel.distributed import MapReduceSVC, parallel_predict
+from sparsekernel.distributed import MapReduceSVC, _mapreduce, _parts, parallel_predict
 from sparsekernel.distributed._parts import deal, start_offsets
 
 distributed = pytest.importorskip("distributed")
@@ -374,3 +374,126 @@ def test_parallel_predict_over_a_dask_dataframe_keeps_rows_and_index(moons):
     np.testing.assert_array_equal(labels.to_numpy(), model.predict(frame))
     scores = parallel_predict(model, ddf, "decision_function").compute(scheduler="sync")
     np.testing.assert_allclose(scores.to_numpy(), model.decision_function(frame))
+
+
+# ------------------------------------------------------- a cluster that cannot run the fit
+def _state(model):
+    """The estimator's attribute bindings (what fit_transaction restores)."""
+    return {k: id(v) for k, v in vars(model).items()}
+
+
+@pytest.fixture
+def one_worker_cluster():
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as client:
+        yield cluster, client
+
+
+def _close_workers(cluster, client, deadline=10.0):
+    cluster.scale(0)
+    end = time.monotonic() + deadline
+    while client.nthreads() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not client.nthreads(), "the workers did not close"
+
+
+def test_no_workers_before_fit_raises_within_timeout_and_keeps_the_model(
+        moons, one_worker_cluster):
+    cluster, client = one_worker_cluster
+    X, y = moons
+    model = _mr(2, client=client, timeout=2.0).fit(X, y)
+    before, coef = _state(model), model.coef_.copy()
+    _close_workers(cluster, client)
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"MapReduceSVC cannot run its tasks: the Dask "
+                       r"cluster .* no worker .*Start workers"):
+        model.fit(X, y)
+    assert time.monotonic() - started < 2.0 + 3.0
+    assert _state(model) == before
+    np.testing.assert_array_equal(model.coef_, coef)
+
+
+def test_workers_gone_mid_fit_raise_a_clear_error(one_worker_cluster):
+    cluster, client = one_worker_cluster
+    X, y = make_moons(6000, noise=0.2, random_state=0)
+    model = MapReduceSVC(n_parts=2, gamma=2.0, n_basis=600, client=client, timeout=3.0,
+                         random_state=0)
+    result = {}
+
+    def fit():
+        try:
+            model.fit(X, y)
+        except BaseException as exc:  # checked below
+            result["error"] = exc
+
+    worker = threading.Thread(target=fit)
+    worker.start()
+    end = time.monotonic() + 10
+    while not any(client.processing().values()) and time.monotonic() < end:
+        time.sleep(0.005)
+    _close_workers(cluster, client)
+    worker.join(timeout=15)
+    assert not worker.is_alive(), "the fit still waits on a cluster without workers"
+    assert "error" in result, "the map step finished before the workers closed"
+    assert isinstance(result["error"], RuntimeError | TimeoutError), result["error"]
+    assert "no worker" in str(result["error"]) or "timeout=3" in str(result["error"])
+    assert not hasattr(model, "coef_")
+
+
+def test_timeout_cancels_the_map_step(moons, one_worker_cluster, monkeypatch):
+    cluster, client = one_worker_cluster
+    X, y = moons
+    real_fit_part = _parts.fit_part
+
+    def slow_fit_part(*args):
+        time.sleep(3.0)
+        return real_fit_part(*args)
+
+    monkeypatch.setattr(_parts, "fit_part", slow_fit_part)
+    with pytest.raises(TimeoutError, match=r"waited timeout=0.5 s .*0 of 2 tasks done.*larger "
+                       r"timeout \(None: no limit\)"):
+        _mr(2, client=client, timeout=0.5).fit(X, y)
+
+
+def test_ctrl_c_cancels_the_map_tasks_and_propagates(moons, one_worker_cluster, monkeypatch):
+    cluster, client = one_worker_cluster
+    X, y = moons
+    cancelled = []
+    monkeypatch.setattr(client, "cancel", lambda futures: cancelled.extend(futures))
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+        yield  # a generator, as the real one
+
+    monkeypatch.setattr(_mapreduce, "iter_completed", interrupted)
+    model = _mr(2, client=client)
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(X, y)
+    assert len(cancelled) == 2 and vars(model) == vars(_mr(2, client=client))
+
+
+@pytest.mark.parametrize("timeout", [0, -1.0, "10"])
+def test_bad_timeout_is_rejected(moons, timeout):
+    with pytest.raises(ValueError, match="'timeout' parameter"):
+        _mr(2, timeout=timeout).fit(*moons)
+
+
+# ---------------------------------------------------- part errors in the user's parameters
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the overflow the error reports
+def test_part_errors_name_mapreducesvc_parameters(moons):
+    X, y = moons
+    with pytest.raises(ValueError, match=r"MapReduceSVC\(n_parts=2, kernel='rbf', gamma=1.0, "
+                       r"C=10.0, n_basis=40, max_iter=100\) failed to fit part \d .*non-finite"):
+        _mr(2, gamma=1.0).fit(X * 1e160, y)
+
+
+@pytest.mark.parametrize("scale", [1e-160, 1e160])
+def test_scale_gamma_of_extreme_features_is_reported_before_the_parts(moons, scale):
+    X, y = moons
+    # numpy arrays go through resolve_gamma (whose overflow message stands), dask arrays
+    # through the blocks' moments: both must name gamma='scale' and the features' scale.
+    for data in (X * scale, da.from_array(X * scale, chunks=400)):
+        with pytest.raises(ValueError, match=r"gamma='scale'.*(Standardize|standardize)"):
+            _mr(2, gamma="scale").fit(data, da.from_array(y, chunks=400)
+                                      if isinstance(data, da.Array) else y)

@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .basis import BasisSelector, fit_kernel_basis
 from .kernels import KERNELS, Kernel
+from .solvers._result import NonFiniteError
 from .utils import (
     COMMON_CONSTRAINTS,
     Interval,
@@ -34,7 +35,17 @@ from .utils import (
     plain,
     validate_params,
 )
+from .utils._progress import run_fit_task
 from .utils._threads import thread_plan
+
+# scikit-learn's callback API (``set_callbacks``, ``sklearn.callback``) is newer than the
+# declared minimum scikit-learn; without it the estimators simply have no ``set_callbacks``
+# (a stand-in base, not a raised minimum: progress display is no reason to refuse 1.6-1.8).
+try:
+    from sklearn.callback import CallbackSupportMixin
+except ImportError:  # pragma: no cover - scikit-learn without sklearn.callback
+    class CallbackSupportMixin:
+        """Stand-in for ``sklearn.callback.CallbackSupportMixin`` (no callbacks)."""
 
 __all__ = ["BASIS_CONSTRAINTS", "DTYPES", "KERNEL_CONSTRAINTS", "KernelExpansionMixin",
            "OneVsRestClassifierMixin", "SingleTargetRegressorMixin", "SparseKernelEstimator",
@@ -112,22 +123,45 @@ def fit_transaction(estimator):
         raise
 
 
+#: The parameters that set the scale of a fit, named when a solver meets non-finite values.
+_SCALE_PARAMS = ("kernel", "gamma", "C", "ridge", "alpha")
+
+
+def _scale_params(estimator):
+    """``ReducedSVC(kernel='rbf', gamma='scale' (0.05 resolved), C=10)``: who failed, how."""
+    params = estimator.get_params(deep=False)
+    parts = [f"{name}={params[name]!r}" for name in _SCALE_PARAMS if name in params]
+    resolved = getattr(estimator, "gamma_", None)
+    if isinstance(params.get("gamma"), str) and np.isscalar(resolved):
+        parts = [p + f" ({resolved:.4g} resolved)" if p.startswith("gamma=") else p
+                 for p in parts]
+    return f"{type(estimator).__name__}({', '.join(parts)})"
+
+
 def _fit_entry(method):
-    """Validate parameters, then run ``method`` under the thread plan as a transaction."""
+    """Validate parameters, then run ``method`` under the thread plan as a transaction, as
+    the root task of the callbacks (set up before the transaction, torn down after it)."""
 
     @functools.wraps(method)
     def fit_entry(self, *args, **kwargs):
         self._validate_params()
-        with fit_transaction(self):
-            with thread_plan():
-                return method(self, *args, **kwargs)
+
+        def transaction():
+            with fit_transaction(self):
+                with thread_plan():
+                    try:
+                        return method(self, *args, **kwargs)
+                    except NonFiniteError as exc:  # name the parameters the solver can't see
+                        raise NonFiniteError(f"{_scale_params(self)}: {exc}") from exc
+
+        return run_fit_task(self, method, transaction, args, kwargs)
 
     fit_entry._fit_entry = True
     return fit_entry
 
 
-class SparseKernelEstimator(BaseEstimator):
-    """Base of every public estimator: checked parameters and transactional fits.
+class SparseKernelEstimator(CallbackSupportMixin, BaseEstimator):
+    """Base of every public estimator: checked parameters, transactional fits, callbacks.
 
     Subclasses declare ``_parameter_constraints`` (see :mod:`sparsekernel.utils`); the fit
     methods named in ``_FIT_METHODS`` are wrapped when the subclass is defined, so checking
@@ -136,6 +170,12 @@ class SparseKernelEstimator(BaseEstimator):
     copy-on-write rule binds fit methods that continue a state), and every fit runs under
     one thread plan (:func:`sparsekernel.utils._threads.thread_plan`: BLAS on one thread,
     the library's own threads over classes and row blocks).
+
+    Every fit reports to the callbacks of ``set_callbacks`` (scikit-learn's
+    ``sklearn.callback``, e.g. ``ProgressBar``) as one task tree: the fit, its named steps
+    (``basis-selection``, ``feature-map``), and ``solve`` with one sub-task per sub-problem
+    and their iterations (:mod:`sparsekernel.utils._progress`). Callbacks are not fitted
+    state: a failed fit keeps them, ``clone`` passes them on.
     """
 
     _parameter_constraints: dict = {}

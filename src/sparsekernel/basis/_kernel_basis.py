@@ -7,6 +7,7 @@ import inspect
 from sklearn.utils import check_random_state
 
 from ..kernels import Kernel, resolve_gamma
+from ..utils._progress import fit_step
 from ._base import auto_n_basis, resolve_n_basis
 from ._registry import make_basis_selector
 
@@ -47,6 +48,13 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
         With gamma resolved (a float, or the selector's per-centre widths).
     result : BasisResult
     """
+    with fit_step("basis-selection"):  # a step of the running fit, for its callbacks
+        return _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis,
+                                 basis, random_state)
+
+
+def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis, basis,
+                      random_state):
     kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X)
     selector = make_basis_selector(basis)
     rng = check_random_state(random_state)

@@ -6,9 +6,20 @@ Dask (an optional extra) is imported on use only, so ``import sparsekernel`` wor
 from __future__ import annotations
 
 import contextlib
+import math
 import os
+import time
 
-__all__ = ["import_distributed", "is_dask_collection", "n_threads", "open_client"]
+__all__ = ["NO_WORKER_GRACE", "import_distributed", "is_dask_collection", "iter_completed",
+           "n_threads", "open_client"]
+
+#: Seconds the driver accepts a cluster without a worker before it gives up: long enough for
+#: a nanny to restart a killed worker (about a second), short enough that a dead cluster is
+#: reported while the user still waits at the prompt. ``timeout`` shortens it.
+NO_WORKER_GRACE = 10.0
+#: How often the driver looks for finished tasks, and for workers, while it waits.
+_POLL = 0.05
+_CHECK_WORKERS = 0.5
 
 _MISSING = (
     "{what} needs Dask's distributed scheduler, which is not installed. Install the optional "
@@ -39,7 +50,7 @@ def n_threads(n_jobs):
 
 
 @contextlib.contextmanager
-def open_client(client, n_jobs, what):
+def open_client(client, n_jobs, what, timeout=None):
     """Yield a ``distributed.Client`` for one fit.
 
     ``client`` is a Client (used as is and left open), a scheduler address such as
@@ -47,6 +58,7 @@ def open_client(client, n_jobs, what):
     running), or None: an in-process LocalCluster with ``n_jobs`` threads, started for the fit
     and closed afterwards (it starts in a few tens of milliseconds). Neither connection
     becomes Dask's default client, so the caller's own Dask work is not redirected.
+    ``timeout`` (seconds or None) bounds the connection to a scheduler address.
     """
     distributed = import_distributed(what)
     if isinstance(client, distributed.Client):
@@ -57,4 +69,80 @@ def open_client(client, n_jobs, what):
             client = stack.enter_context(distributed.LocalCluster(
                 n_workers=1, threads_per_worker=n_threads(n_jobs), processes=False,
                 dashboard_address=None))
-        yield stack.enter_context(distributed.Client(client, set_as_default=False))
+        options = {} if timeout is None else {"timeout": timeout}
+        yield stack.enter_context(distributed.Client(client, set_as_default=False, **options))
+
+
+def iter_completed(client, futures, remaining, what, timeout=None):
+    """Yield ``futures`` as they finish; raise when the cluster cannot run them.
+
+    ``as_completed`` alone waits forever on a cluster whose workers are all gone, so the
+    driver polls and raises a RuntimeError once the cluster has had no worker for
+    ``min(NO_WORKER_GRACE, remaining)`` seconds or the scheduler connection is lost, and a
+    TimeoutError when ``remaining`` seconds (None: no limit) have passed. The caller cancels
+    the futures. ``what`` (the estimator's name) starts every message, which quotes the
+    user's ``timeout`` parameter (``remaining`` is what is left of it).
+    """
+    distributed = import_distributed(what)
+    watch = _Watch(client, len(futures), remaining, what, timeout)
+    pending = distributed.as_completed(futures, loop=client.loop)
+    while not pending.is_empty():
+        batch = pending.next_batch(block=False)
+        for future in batch:
+            watch.n_done += 1
+            yield future
+        if not batch:
+            watch.check()
+            time.sleep(_POLL)
+
+
+class _Watch:
+    """The cluster's state while the driver waits, and the errors that end the wait."""
+
+    def __init__(self, client, n_tasks, remaining, what, timeout):
+        self.client, self.n_tasks, self.what, self.user_timeout = client, n_tasks, what, timeout
+        self.timeout = math.inf if remaining is None else float(remaining)
+        self.grace = min(NO_WORKER_GRACE, self.timeout)
+        self.start, self.checked = time.monotonic(), -math.inf
+        self.no_worker_since, self.n_done = None, 0
+
+    def check(self):
+        now = time.monotonic()
+        if now - self.checked < _CHECK_WORKERS and now - self.start < self.timeout:
+            return
+        self.checked = now
+        if self.client.status != "running":
+            raise RuntimeError(
+                f"{self.what} lost its connection to the Dask scheduler at "
+                f"{self._address()} (client status {self.client.status!r}) with "
+                f"{self._progress()}. Check that the scheduler is running, then fit again; "
+                "the estimator is unchanged.")
+        n_workers = len(self.client.nthreads())
+        if n_workers:
+            self.no_worker_since = None
+        elif self.no_worker_since is None:
+            self.no_worker_since = now
+        timed_out = now - self.start >= self.timeout
+        if self.no_worker_since is not None and (now - self.no_worker_since >= self.grace
+                                                 or timed_out):
+            raise RuntimeError(
+                f"{self.what} cannot run its tasks: the Dask cluster at {self._address()} "
+                f"has had no worker for {now - self.no_worker_since:.1f} s, with "
+                f"{self._progress()}. Start workers on the cluster (if they died, their logs "
+                "say why, e.g. out of memory), or pass client=None to fit on an in-process "
+                "cluster; the fit was cancelled and the estimator is unchanged.")
+        if timed_out:
+            raise TimeoutError(
+                f"{self.what} waited timeout={self.user_timeout:g} s for the cluster, with "
+                f"{self._progress()} and {n_workers} worker(s) at {self._address()}. Pass a "
+                "larger timeout (None: no limit), add workers, or lower n_parts or n_basis; "
+                "the fit was cancelled and the estimator is unchanged.")
+
+    def _progress(self):
+        return f"{self.n_done} of {self.n_tasks} tasks done"
+
+    def _address(self):
+        with contextlib.suppress(Exception):  # only for the message: never mask the error
+            return str(self.client.scheduler.address)
+        return "(address unknown)"
+

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import numbers
 import operator
 import os
+import time
 import warnings
 
 import numpy as np
@@ -36,7 +38,7 @@ from ..utils import (
     plain,
 )
 from . import _parts
-from ._cluster import import_distributed, is_dask_collection, n_threads, open_client
+from ._cluster import is_dask_collection, iter_completed, n_threads, open_client
 
 __all__ = ["MapReduceSVC"]
 
@@ -107,6 +109,15 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
         address to clone the estimator, e.g. in GridSearchCV; pickling stores its address).
     n_jobs : int or None, default=None
         Threads of the embedded cluster (None: 1, -1: all cores); ignored with ``client``.
+    timeout : float or None, default=None
+        Seconds the fit may wait for the cluster (connecting to a scheduler address, then
+        the map tasks) before it cancels its tasks and raises a TimeoutError. None, the
+        default, sets no limit: the map step's duration grows with the data and the
+        cluster, so any fixed default would abort some legitimate fits. The hang a dead
+        cluster would cause is caught whatever the timeout: when the cluster has had no
+        worker for 10 s (or ``timeout`` if shorter; a restarted worker comes back within
+        that) or the scheduler connection is lost, the fit raises a RuntimeError. Either
+        way the estimator keeps the state it had before ``fit``.
     {random_state}
         For one value and one input (and one chunking of dask arrays and files) the fit is
         identical on any cluster.
@@ -134,8 +145,20 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
         Training rows per part.
     n_features_in_ : int
 
+    Raises
+    ------
+    RuntimeError
+        From ``fit``, when the cluster has no worker or the scheduler is unreachable (see
+        ``timeout``), or a worker died repeatedly while fitting a part.
+    TimeoutError
+        From ``fit``, when ``timeout`` seconds pass before the map step is done.
+
     Notes
     -----
+    An error raised while fitting a part (e.g. non-finite kernel values) is raised again by
+    ``fit`` with this estimator's own parameters named (kernel, gamma and the width it
+    resolved to, C, n_basis, n_parts).
+
     Fault tolerance comes from Dask: every map task can be recomputed from what the
     scheduler holds (in-memory parts travel inside their task, dask chunks and files are
     recomputed from their graph), so when a worker dies its parts are rerun elsewhere.
@@ -161,6 +184,7 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
         "client": [None, str, _ClientConstraint()],
         "n_jobs": [None, Interval("int", None, -1, closed="right"),
                    Interval("int", 1, None, closed="left")],
+        "timeout": [None, Interval("real", 0, None, closed="neither")],
     }
     # Where a fit runs is not part of the model: sparsekernel.io neither writes nor restores
     # it, so a tampered model file cannot pick the scheduler the next fit connects to.
@@ -169,7 +193,7 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
     def __init__(self, n_parts=4, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  n_basis="auto", basis="random", final_C=1.0, smoothing=float("inf"),
                  memory_budget=None, tol=1e-6, max_iter=100, class_weight=None, client=None,
-                 n_jobs=None, random_state=None, verbose=0):
+                 n_jobs=None, timeout=None, random_state=None, verbose=0):
         self.n_parts = n_parts
         self.kernel = kernel
         self.gamma = gamma
@@ -186,6 +210,7 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
         self.class_weight = class_weight
         self.client = client
         self.n_jobs = n_jobs
+        self.timeout = timeout
         self.random_state = random_state
         self.verbose = verbose
 
@@ -217,10 +242,11 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
         part_seeds = [int(s) for s in rng.randint(_SEED_MAX, size=self.n_parts)]
         submit = (self._submit_blocks if _is_path_list(X) or is_dask_collection(X)
                   else self._submit_arrays)
-        with open_client(self.client, self.n_jobs, type(self).__name__) as client, \
-                _one_blas_thread(self.client, self.n_jobs):
-            tasks = submit(client, X, y, sample_weight, split_seed, part_seeds)
-            payloads = self._gather(client, tasks)
+        start = time.monotonic()
+        with open_client(self.client, self.n_jobs, type(self).__name__,
+                         self.timeout) as client, _one_blas_thread(self.client, self.n_jobs):
+            tasks = submit(client, X, y, sample_weight, split_seed, part_seeds, start)
+            payloads = self._gather(client, tasks, start)
         self._union(payloads)
         self._fit_final(payloads)
         return self
@@ -248,7 +274,7 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
                 f"{plain(self.classes_[k])!r} has {int(counts[k])}. Lower n_parts."
             )
 
-    def _submit_arrays(self, client, X, y, sample_weight, split_seed, part_seeds):
+    def _submit_arrays(self, client, X, y, sample_weight, split_seed, part_seeds, start):
         """In-memory data: deal on the driver; each part rides inside its task, so the
         scheduler can rerun it on another worker if its worker dies."""
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=DTYPES)
@@ -259,7 +285,9 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
         offsets = _parts.start_offsets(counts[None, :], self.n_parts)[0]
         pieces = _parts.split_block((X, y, sw), self.classes_, self.n_parts, offsets,
                                     [split_seed, 0], X.shape[1])
-        params = self._part_params(resolve_gamma(self.gamma, X), X.shape[0])
+        with np.errstate(over="ignore", divide="ignore"):  # an overflow is checked next
+            gamma = resolve_gamma(self.gamma, X)
+        params = self._part_params(self._finite_gamma(gamma), X.shape[0])
         return [client.submit(_parts.fit_part, data, params[p], seed, pure=False)
                 for p, (data, seed) in enumerate(zip(pieces, part_seeds, strict=True))]
 
@@ -288,10 +316,11 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
                   for xb, yb, wb in zip(X.to_delayed().ravel(), ys, ws, strict=True)]
         return client.compute(blocks)
 
-    def _submit_blocks(self, client, X, y, sample_weight, split_seed, part_seeds):
+    def _submit_blocks(self, client, X, y, sample_weight, split_seed, part_seeds, start):
         """Blocks stay on the workers: summarise, deal each block, then fit each part."""
         blocks = self._block_futures(client, X, y, sample_weight)
-        stats = client.gather([client.submit(_parts.block_stats, b) for b in blocks])
+        summaries = [client.submit(_parts.block_stats, b) for b in blocks]
+        stats = self._wait_all(client, summaries, start, cancel=blocks + summaries)
         classes, counts, n_features, variance = _parts.merge_stats(stats)
         self._set_classes(classes)
         self._check_counts(counts.sum(axis=0))
@@ -314,28 +343,77 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
         if isinstance(self.gamma, str):
             if self.gamma == "auto" or variance <= 0:
                 return 1.0 / n_features if self.gamma == "auto" else 1.0
-            return float(1.0 / (n_features * variance))
+            with np.errstate(over="ignore", divide="ignore"):
+                return self._finite_gamma(float(1.0 / (n_features * variance)))
         return float(self.gamma)
 
-    def _gather(self, client, tasks):
-        """Wait for the part models, advancing the progress bar; cancel them on Ctrl-C."""
-        distributed = import_distributed(type(self).__name__)
+    def _finite_gamma(self, gamma):
+        """The resolved width, checked here: a width of 0 or inf from data of extreme scale
+        would otherwise fail inside the parts, naming a ReducedSVC the user never made."""
+        if isinstance(gamma, numbers.Real) and not (np.isfinite(gamma) and gamma > 0):
+            raise ValueError(
+                f"{type(self).__name__}(gamma={self.gamma!r}) resolved the kernel width to "
+                f"{gamma:g}: 1 / (n_features * X.var()) is not a positive finite number "
+                "because the features' scale is extreme (their variance overflows or "
+                "underflows). Standardize the features (e.g. "
+                "sklearn.preprocessing.StandardScaler) or pass a numeric gamma.")
+        return gamma
+
+    def _remaining(self, start):
+        """What is left of ``timeout`` since the fit started (None: no limit)."""
+        return None if self.timeout is None else max(0.0, self.timeout - (time.monotonic()
+                                                                          - start))
+
+    def _wait_all(self, client, tasks, start, cancel):
+        """Results of ``tasks`` in order, within the timeout; on any error ``cancel``."""
+        try:
+            for _ in iter_completed(client, tasks, self._remaining(start), type(self).__name__,
+                                      self.timeout):
+                pass
+            return client.gather(tasks)
+        except BaseException:
+            _cancel(client, cancel)
+            raise
+
+    def _gather(self, client, tasks, start):
+        """Wait for the part models, advancing the progress bar; cancel them on any error
+        (Ctrl-C included, which propagates). A part's error is raised again in this
+        estimator's terms."""
         order = {t.key: p for p, t in enumerate(tasks)}
         payloads = [None] * len(tasks)
         name = type(self).__name__
         try:
             with SolverProgress(self.verbose, len(tasks), f"{name} map") as bar:
-                for task in distributed.as_completed(tasks, loop=client.loop):
+                for task in iter_completed(client, tasks, self._remaining(start), name,
+                                           self.timeout):
                     p = order[task.key]
-                    payloads[p] = pl = task.result()
+                    payloads[p] = pl = self._part_result(task, p, tasks)
                     bar.done()
                     log_line(self.verbose, name, f"part {p} fitted",
                              {"n_rows": int(pl["n_rows"]), "n_iter": int(np.max(pl["n_iter"])),
                               "n_basis": int(pl["centers"].shape[0])})
         except BaseException:
-            client.cancel(tasks)
+            _cancel(client, tasks)
             raise
         return payloads
+
+    def _part_result(self, task, p, tasks):
+        """Part p's payload; its error names this estimator's parameters, not the part's."""
+        try:
+            return task.result()
+        except Exception as exc:
+            raise _reraised(exc, self._part_error(p, exc)) from exc
+
+    def _part_error(self, p, exc):
+        name, params = type(self).__name__, self.get_params()
+        shown = ", ".join(f"{k}={params[k]!r}" for k in ("n_parts", "kernel", "gamma", "C",
+                                                         "n_basis", "max_iter"))
+        died = type(exc).__name__ == "KilledWorker"
+        cause = ("a worker died (e.g. out of memory) each time it ran this part: lower "
+                 "n_basis or raise n_parts so that a part fits in a worker's memory. "
+                 if died else "")
+        return (f"{name}({shown}) failed to fit part {p} of its map step "
+                f"(ReducedSVC on the part's rows): {cause}{type(exc).__name__}: {exc}")
 
     # --------------------------------------------------------------- reduce
     def _union(self, payloads):
@@ -429,6 +507,23 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
         if _ClientConstraint().is_satisfied_by(state.get("client")):
             state["client"] = state["client"].scheduler.address
         return state
+
+
+def _reraised(exc, message):
+    """An exception of ``exc``'s type when it takes a message (ValueError, NonFiniteError,
+    LinAlgError, ...), so that callers catching that type still do; RuntimeError otherwise."""
+    if isinstance(exc, ValueError | ArithmeticError | TypeError):
+        with contextlib.suppress(Exception):
+            return type(exc)(message)
+    return RuntimeError(message)
+
+
+def _cancel(client, tasks):
+    """Cancel ``tasks``, unless the scheduler is gone: then nothing runs them, and a
+    cancel message would only wait on the lost connection and hide the error."""
+    if client.status == "running":
+        with contextlib.suppress(Exception):  # the error being raised matters more
+            client.cancel(tasks)
 
 
 def _one_blas_thread(client, n_jobs):

@@ -69,15 +69,16 @@ def block_stats(block):
     X, y, _ = block
     labels, counts = np.unique(y, return_counts=True)
     n_entries = X.shape[0] * X.shape[1]
-    if sp.issparse(X):
-        total, total_sq = float(X.sum()), float(X.multiply(X).sum())
-    else:
-        Xd = np.asarray(X, dtype=np.float64)
-        total, total_sq = float(Xd.sum()), float(np.einsum("ij,ij->", Xd, Xd))
-    mean = total / n_entries if n_entries else 0.0
-    m2 = max(total_sq - n_entries * mean**2, 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):  # extreme scales: inf, see merge_stats
+        if sp.issparse(X):
+            total, total_sq = X.sum(dtype=np.float64), X.multiply(X).sum(dtype=np.float64)
+        else:
+            Xd = np.asarray(X, dtype=np.float64)
+            total, total_sq = Xd.sum(), np.einsum("ij,ij->", Xd, Xd)
+        mean = np.float64(total) / n_entries if n_entries else np.float64(0.0)
+        m2 = max(float(total_sq - n_entries * mean**2), 0.0)
     return {"labels": labels, "counts": counts, "n_rows": X.shape[0], "n_features": X.shape[1],
-            "n_entries": n_entries, "mean": mean, "m2": m2, "sparse": sp.issparse(X)}
+            "n_entries": n_entries, "mean": float(mean), "m2": m2, "sparse": sp.issparse(X)}
 
 
 def merge_stats(stats):
@@ -86,17 +87,24 @@ def merge_stats(stats):
     counts = np.zeros((len(stats), len(classes)), dtype=np.int64)
     for b, s in enumerate(stats):
         counts[b, np.searchsorted(classes, s["labels"])] = s["counts"]
-    n, mean, m2 = 0, 0.0, 0.0
-    for s in stats:  # Chan et al.'s pairwise update: stable for many blocks
-        nb = s["n_entries"]
-        if nb == 0:
-            continue
-        delta = s["mean"] - mean
-        mean += delta * nb / (n + nb)
-        m2 += s["m2"] + delta**2 * n * nb / (n + nb)
-        n += nb
-    variance = m2 / n if n else 0.0
+    # NumPy floats: features of extreme scale give an infinite variance (rejected by the
+    # caller with a message about the scale) instead of Python's OverflowError here.
+    n, mean, m2 = 0, np.float64(0.0), np.float64(0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for s in stats:  # Chan et al.'s pairwise update: stable for many blocks
+            n, mean, m2 = _chan_update(n, mean, m2, s)
+    variance = float(m2 / n) if n else 0.0
     return classes, counts, max(s["n_features"] for s in stats), variance
+
+
+def _chan_update(n, mean, m2, s):
+    """Merge one block's (count, mean, M2) into the running ones."""
+    nb = s["n_entries"]
+    if nb == 0:
+        return n, mean, m2
+    delta = np.float64(s["mean"]) - mean
+    return (n + nb, mean + delta * nb / (n + nb),
+            m2 + s["m2"] + delta**2 * n * nb / (n + nb))
 
 
 def _widen(X, n_features):

@@ -43,6 +43,7 @@ from ..base import (
 )
 from ..kernels import Kernel
 from ..utils import Interval, Options, eigenvalue_floor, numpy_blas_single_threaded
+from ..utils._progress import fit_step
 from ..utils._threads import blas_threads
 
 __all__ = ["NystromFeatures", "NystromMap", "NystromMapMixin", "nystrom_from_basis", "nystrom_map"]
@@ -291,7 +292,8 @@ def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="ei
         ``indices`` holds the training rows of the landmarks kept (None when they are not
         training rows); with Cholesky whitening only the independent ones are kept.
     """
-    fmap = nystrom_map(kernel, basis.centers, rcond, dtype, method)
+    with fit_step("feature-map"):  # a step of the running fit, for its callbacks
+        fmap = nystrom_map(kernel, basis.centers, rcond, dtype, method)
     idx = basis.indices
     if idx is not None and fmap.selected is not None:
         idx = np.asarray(idx)[fmap.selected]

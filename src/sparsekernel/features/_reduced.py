@@ -13,6 +13,7 @@ from ..base import (
     SparseKernelEstimator,
 )
 from ..kernels._functions import working_dtype
+from ..utils._progress import fit_step
 
 __all__ = ["KernelBlocks", "ReducedFeatures", "reduced_design"]
 
@@ -47,9 +48,10 @@ class KernelBlocks:
 def reduced_design(kernel, X, Z):
     """K(X, Z) as a stored array if it fits ``kernel.memory_budget``, else as KernelBlocks."""
     nbytes = X.shape[0] * Z.shape[0] * working_dtype(X, Z).itemsize
-    if nbytes <= kernel.memory_budget:
+    if nbytes > kernel.memory_budget:
+        return KernelBlocks(kernel, X, Z)  # computed later, block by block, at every pass
+    with fit_step("feature-map"):  # a step of the running fit, for its callbacks
         return kernel(X, Z)
-    return KernelBlocks(kernel, X, Z)
 
 
 @fill_doc

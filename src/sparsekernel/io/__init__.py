@@ -40,7 +40,30 @@ with exactly one tag:
 - ``{"__estimator__": "KMeansBasis", "params": {name: value}}``: a nested estimator such as
   a basis selector, rebuilt from its parameters.
 
-What is saved: every constructor parameter and every attribute in ``vars(model)`` whose name
+Composite models: the ``"skops"`` container
+-------------------------------------------
+A ``Pipeline`` (``make_pipeline``) of scikit-learn preprocessing steps and sparsekernel
+estimators, a ``CalibratedClassifierCV``, or an estimator holding a fitted scikit-learn
+``SVC`` (the result of :func:`~sparsekernel.compress_svc`) is written as a
+`skops <https://skops.readthedocs.io>`_ file (``schema.json`` plus ``<id>.npy`` and, for
+sparse matrices, ``<id>.npz`` members) with our ``metadata.json`` added::
+
+    {"format": "sparsekernel-model", "format_version": 1, "library_version": "0.1.0",
+     "class": "Pipeline", "container": "skops", "skops_version": "0.16.0"}
+
+(a file without ``"container"`` has the layout above). Such a file may hold only
+sparsekernel estimators, these scikit-learn classes: ``Pipeline``, ``ColumnTransformer``,
+``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``, ``RobustScaler``, ``Normalizer``,
+``OneHotEncoder``, ``OrdinalEncoder``, ``PolynomialFeatures``, ``SimpleImputer``,
+``LabelEncoder``, ``CalibratedClassifierCV`` (and its internal calibrators,
+``IsotonicRegression``), ``SVC``; and plain values (numbers, strings, lists, tuples, dicts,
+slices, numpy arrays, scalars and dtypes, CSR matrices). :func:`save` refuses anything else
+(a ``FunctionTransformer``, an unknown estimator), naming where it sits, e.g.
+``Pipeline.steps[0][1]``. Scikit-learn objects keep their private state (they predict from
+it); sparsekernel estimators inside are checked as in the native layout and lose their
+private attributes, as there.
+
+ and every attribute in ``vars(model)`` whose name
 ends with ``_`` and does not start with ``_``. Private attributes are *not* saved, so an
 estimator must be able to predict from its parameters and public fitted attributes alone
 (rebuilding any cache lazily). A value the format cannot store (say a ``RandomState`` as
@@ -73,6 +96,16 @@ through an allow-list (the estimators exported by ``sparsekernel.__all__`` and
   the right type, float arrays float32/float64 and finite, labels sorted and unique, shapes
   consistent with one another (``n_features_in_``, ``classes_``, ``basis_``, ``coef_``,
   ``intercept_``, ...); then the model must compute finite values on one zero row.
+
+For a ``"skops"`` file, before skops reads anything: the same zip directory and size checks
+(members: ``metadata.json``, ``schema.json``, ``.npy``, ``.npz``), ``schema.json`` under the
+same JSON caps, every type it names in the allow-list above, every member it names present,
+and every ``.npy`` header (also inside ``.npz`` members) against its member's size. Any
+error skops raises becomes :class:`ModelFormatError`. The loaded object is then walked:
+only allowed types, arrays of the dtypes above, float arrays finite (NaN allowed only in
+``categories_`` and ``statistics_``, where honest models hold it), CSR matrices consistent,
+every sparsekernel estimator inside checked and probed as above, and the whole model must
+compute finite values on one probe row (zeros, or each encoded column's first category).
 
 Anything else raises :class:`ModelFormatError`, whose message names the member at fault.
 A load holds each array once: its peak memory is about the model's size plus a few MiB.

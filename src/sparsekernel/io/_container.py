@@ -21,10 +21,12 @@ from ..utils import format_bytes
 from ._codec import ModelFormatError
 
 __all__ = ["DEFAULT_MAX_BYTES", "MAX_JSON_DEPTH", "MAX_JSON_VALUES", "MAX_METADATA_BYTES",
-           "METADATA", "check_array_dtype", "check_metadata_text", "open_archive",
-           "read_array", "read_metadata", "zip_directory"]
+           "METADATA", "SCHEMA", "check_array_dtype", "check_metadata_text", "check_npy_member",
+           "open_archive", "read_array", "read_metadata", "zip_directory"]
 
 METADATA = "metadata.json"
+#: The object graph of a file in the ``"skops"`` container (see :mod:`sparsekernel.io`).
+SCHEMA = "schema.json"
 #: Default cap on the decompressed size of a whole model file (``load(max_bytes=...)``).
 DEFAULT_MAX_BYTES = 4 * 2**30
 #: Caps on metadata.json; arrays never live there, so honest files stay far below them.
@@ -57,8 +59,9 @@ def zip_directory(zf, max_bytes):
     """Return ``{member name: ZipInfo}`` once the directory passes every check.
 
     Checked from the headers alone: no duplicate or unexpected names, no encryption, only
-    stored or deflated members, metadata.json within :data:`MAX_METADATA_BYTES`, and the
-    declared decompressed sizes within ``max_bytes`` in total.
+    stored or deflated members, metadata.json and schema.json within
+    :data:`MAX_METADATA_BYTES`, and the declared decompressed sizes within ``max_bytes`` in
+    total. (Which members a file may hold besides is up to its container.)
     """
     infos = zf.infolist()
     if len(infos) > _MAX_MEMBERS:
@@ -81,8 +84,9 @@ def zip_directory(zf, max_bytes):
 
 def _check_member_header(info, max_bytes):
     name = info.filename
-    if name != METADATA and not name.endswith(".npy"):
-        raise ModelFormatError(f"unexpected member {name!r} (only {METADATA} and .npy arrays).")
+    if name not in (METADATA, SCHEMA) and not name.endswith((".npy", ".npz")):
+        raise ModelFormatError(
+            f"unexpected member {name!r} (only {METADATA}, {SCHEMA}, .npy and .npz arrays).")
     if info.flag_bits & 0x1:
         raise ModelFormatError(f"member {name!r} is encrypted.")
     if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
@@ -90,7 +94,7 @@ def _check_member_header(info, max_bytes):
             f"member {name!r} uses compression method {info.compress_type}; model files use "
             f"deflate ({zipfile.ZIP_DEFLATED}) or none."
         )
-    limit = MAX_METADATA_BYTES if name == METADATA else max_bytes
+    limit = MAX_METADATA_BYTES if name in (METADATA, SCHEMA) else max_bytes
     if info.file_size > limit:
         raise ModelFormatError(
             f"member {name!r} declares {format_bytes(info.file_size)} decompressed, above "
@@ -99,32 +103,34 @@ def _check_member_header(info, max_bytes):
 
 
 def read_metadata(zf, info):
-    """Parse metadata.json (already size-checked) under the depth and value-count caps."""
+    """Parse metadata.json or schema.json (already size-checked) under the depth and
+    value-count caps."""
     raw = _read_member(zf, info)
+    name = info.filename
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ModelFormatError(f"{METADATA} is not UTF-8: {exc}.") from None
-    check_metadata_text(text)
+        raise ModelFormatError(f"{name} is not UTF-8: {exc}.") from None
+    check_metadata_text(text, name)
     try:
         return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:
-        raise ModelFormatError(f"malformed {METADATA}: {exc}.") from None
+        raise ModelFormatError(f"malformed {name}: {exc}.") from None
 
 
-def check_metadata_text(text):
+def check_metadata_text(text, name=METADATA):
     """Refuse JSON nested deeper than :data:`MAX_JSON_DEPTH` or with more values than
     :data:`MAX_JSON_VALUES`, before the parser builds it (the same caps bind ``save``)."""
     if len(text) > MAX_METADATA_BYTES:
         raise ModelFormatError(
-            f"{METADATA} holds {format_bytes(len(text))}, above the limit of "
+            f"{name} holds {format_bytes(len(text))}, above the limit of "
             f"{format_bytes(MAX_METADATA_BYTES)}."
         )
     skeleton = _JSON_STRING.sub('""', text)
     n_values = skeleton.count(",") + skeleton.count("[") + skeleton.count("{") + 1
     if n_values > MAX_JSON_VALUES:
         raise ModelFormatError(
-            f"{METADATA} holds about {n_values} values, more than {MAX_JSON_VALUES}; store "
+            f"{name} holds about {n_values} values, more than {MAX_JSON_VALUES}; store "
             "large lists as numpy arrays."
         )
     brackets = np.frombuffer(_NOT_BRACKET.sub("", skeleton).encode("ascii"), dtype=np.uint8)
@@ -132,7 +138,7 @@ def check_metadata_text(text):
     depth = int(np.cumsum(steps).max()) if steps.size else 0
     if depth > MAX_JSON_DEPTH:
         raise ModelFormatError(
-            f"{METADATA} nests {depth} levels deep, more than {MAX_JSON_DEPTH}."
+            f"{name} nests {depth} levels deep, more than {MAX_JSON_DEPTH}."
         )
 
 
@@ -206,7 +212,27 @@ def read_array(zf, info, dtype, shape):
     return array if dtype.isnative else array.astype(dtype.newbyteorder("="))
 
 
-def _read_npy_header(fh):
+def check_npy_member(zf, info, extra_kinds=""):
+    """Check an ``.npy`` member's header (dtype kind, shape) against the member's size,
+    reading the header only: whoever reads the member next allocates no more than it holds.
+    ``extra_kinds`` admits more dtype kinds (``"S"``: scipy's sparse format tag)."""
+    name = info.filename
+    try:
+        with zf.open(info) as fh:
+            shape, _, dtype = _read_npy_header(fh, extra_kinds)
+            nbytes = math.prod(shape) * dtype.itemsize
+            if info.file_size != fh.tell() + nbytes:
+                raise ModelFormatError(
+                    f"array member {name!r} declares {format_bytes(nbytes)} of data "
+                    f"({dtype.str}, shape {list(shape)}), but the member holds "
+                    f"{format_bytes(max(info.file_size - fh.tell(), 0))}.")
+    except ModelFormatError:
+        raise
+    except _READ_ERRORS as exc:
+        raise ModelFormatError(f"cannot read array member {name!r}: {exc}.") from None
+
+
+def _read_npy_header(fh, extra_kinds=""):
     version = np.lib.format.read_magic(fh)
     if version == (1, 0):
         header = np.lib.format.read_array_header_1_0(fh, max_header_size=_MAX_NPY_HEADER)
@@ -215,7 +241,8 @@ def _read_npy_header(fh):
     else:
         raise ValueError(f"unsupported .npy format version {version}")
     shape, fortran, dtype = header
-    check_array_dtype(dtype, "an array member")
+    if not (dtype.kind in extra_kinds and dtype.itemsize and dtype.names is None):
+        check_array_dtype(dtype, "an array member")
     if any(n < 0 for n in shape):
         raise ValueError(f"negative dimension in shape {shape}")
     return shape, fortran, dtype

@@ -30,6 +30,7 @@ from ._container import (
     read_metadata,
     zip_directory,
 )
+from ._nested import CONTAINER, check_saveable, load_nested, needs_nested, write_nested
 from ._spec import FittedStateError, check_fitted_state, probe
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "allowed_classes", "load", "save"]
@@ -59,26 +60,48 @@ def save(model, path):
         fitted attributes are not those the class's ``fit`` sets (so :func:`load` would
         refuse the file).
     """
-    metadata, arrays = _encode_model(model, allowed_classes())
+    registry = allowed_classes()
+    if needs_nested(model, registry):
+        check_saveable(model)
+        _write_atomically(path, lambda fh: write_nested(model, fh, _nested_header(model)))
+        return
+    metadata, arrays = _encode_model(model, registry)
     text = json.dumps(metadata, indent=1, allow_nan=False)
     try:
         check_metadata_text(text)
     except ModelFormatError as exc:
         raise ModelFormatError(f"Cannot save the {type(model).__name__}: {exc}") from None
-    # Write next to the target and rename, so a failed save never leaves a half-written file.
-    # (Not tempfile.mkstemp: its 0600 mode would make every saved model private.)
+    _write_atomically(path, lambda fh: _write_native(fh, text, arrays))
+
+
+def _write_atomically(path, write):
+    """``write(fh)`` into a file next to ``path``, renamed over it only once complete, so a
+    failed save never leaves a half-written file. (Not tempfile.mkstemp: its 0600 mode would
+    make every saved model private.)"""
     tmp = f"{os.fsdecode(path)}.{secrets.token_hex(4)}.tmp"
-    fh = open(tmp, "xb")  # closed by the with statement below
     try:
-        with fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr(_METADATA, text)
-            for key, array in arrays.items():
-                with zf.open(f"{key}.npy", "w", force_zip64=array.nbytes > 2**30) as member:
-                    np.save(member, array, allow_pickle=False)
+        with open(tmp, "xb+") as fh:
+            write(fh)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def _write_native(fh, text, arrays):
+    with zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(_METADATA, text)
+        for key, array in arrays.items():
+            with zf.open(f"{key}.npy", "w", force_zip64=array.nbytes > 2**30) as member:
+                np.save(member, array, allow_pickle=False)
+
+
+def _nested_header(model):
+    import skops
+
+    return {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
+            "library_version": _library_version(), "class": type(model).__name__,
+            "container": CONTAINER, "skops_version": skops.__version__}
 
 
 def _encode_model(model, registry):
@@ -173,17 +196,27 @@ def load(path, *, max_bytes=DEFAULT_MAX_BYTES):
     name = os.fspath(path)
     with open(path, "rb") as fh, open_archive(fh, name) as zf:
         try:
-            return _load_archive(zf, limit)
+            return _load_archive(fh, zf, limit)
         except ModelFormatError as exc:
             raise ModelFormatError(f"Cannot load {name!r}: {exc}") from None
 
 
-def _load_archive(zf, limit):
+def _load_archive(fh, zf, limit):
     members = zip_directory(zf, limit)
     if _METADATA not in members:
         raise ModelFormatError(f"it is not a sparsekernel model file: it has no {_METADATA}.")
     metadata = read_metadata(zf, members[_METADATA])
     _check_header(metadata)
+    container = metadata.get("container", "native")
+    if container == CONTAINER:
+        return load_nested(fh, zf, members, metadata)
+    if container != "native":
+        raise ModelFormatError(f"unknown container {_short(container)} in {_METADATA} "
+                               f"(expected 'native' or {CONTAINER!r}).")
+    foreign = [n for n in members if not n.endswith(".npy") and n != _METADATA]
+    if foreign:
+        raise ModelFormatError(f"unexpected member {foreign[0]!r} (only {_METADATA} and .npy "
+                               "arrays).")
     registry = allowed_classes()
     cls = _model_class(metadata, registry)
     reader = _ArrayReader(zf, members, _section(metadata, "arrays"))

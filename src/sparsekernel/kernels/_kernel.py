@@ -38,18 +38,7 @@ def resolve_gamma(gamma, X):
         if gamma == "auto":
             return 1.0 / n_features
         if gamma == "scale":
-            if sp.issparse(X):
-                mean = X.mean()
-                var = X.multiply(X).mean() - mean**2
-            else:
-                var = np.asarray(X, dtype=np.float64).var()
-            if not np.isfinite(var):
-                raise ValueError(
-                    f"gamma='scale' needs the variance of X, which overflows: the features "
-                    f"reach |x| = {_abs_max(X):.3g}. Standardize the features (e.g. "
-                    "sklearn.preprocessing.StandardScaler) or pass a numeric gamma."
-                )
-            return float(1.0 / (n_features * var)) if var > 0 else 1.0
+            return _scale_gamma(X)
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive float. Got {gamma!r}.")
     if isinstance(gamma, numbers.Real):
         if not gamma > 0:
@@ -62,6 +51,33 @@ def resolve_gamma(gamma, X):
             f"of shape {gamma.shape} with min {gamma.min() if gamma.size else 'n/a'}."
         )
     return gamma
+
+
+def _scale_gamma(X):
+    """``gamma='scale'``: 1 / (n_features * X.var()), with a clear error when it overflows."""
+    if sp.issparse(X):
+        mean = X.mean()
+        var = X.multiply(X).mean() - mean**2
+    else:
+        var = np.asarray(X, dtype=np.float64).var()
+    if not np.isfinite(var):
+        raise ValueError(
+            f"gamma='scale' needs the variance of X, which overflows: the features "
+            f"reach |x| = {_abs_max(X):.3g}. Standardize the features (e.g. "
+            "sklearn.preprocessing.StandardScaler) or pass a numeric gamma."
+        )
+    if var <= 0:
+        return 1.0
+    with np.errstate(over="ignore"):
+        g = 1.0 / (X.shape[1] * var)
+    if not np.isfinite(g):  # a subnormal variance: features of |x| ~ 1e-160
+        raise ValueError(
+            f"gamma='scale' needs 1 / (n_features * X.var()), which overflows: X's "
+            f"variance is {var:.3g} (the features reach only |x| = {_abs_max(X):.3g}). "
+            "Standardize the features (e.g. sklearn.preprocessing.StandardScaler) or "
+            "pass a numeric gamma."
+        )
+    return float(g)
 
 
 class Kernel:

@@ -53,7 +53,7 @@ from ..base import (
 from ..features import nystrom_from_basis
 from ..kernels import resolve_gamma
 from ..solvers import NormalEquations, as_row_blocks, lssvm_dual, lssvm_primal, spd_cholesky
-from ..utils import constraints, format_bytes, parse_memory_budget
+from ..utils import constraints, fit_step, format_bytes, parse_memory_budget
 
 __all__ = ["ATTRIBUTES", "BaseLSSVM", "KERNEL_PARAMS", "LSSVC", "LSSVM_CONSTRAINTS", "LSSVR",
            "fit_data", "fitted"]
@@ -252,7 +252,8 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
                 f"memory_budget."
             )
         Xk = X[keep]
-        res = lssvm_dual(self._kernel()(Xk, Xk), Y[keep], self.C, sw[keep])
+        with fit_step("solve"):
+            res = lssvm_dual(self._kernel()(Xk, Xk), Y[keep], self.C, sw[keep])
         self.basis_, self.basis_indices_ = Xk, keep
         self._store(res.coef, res)
         return res
@@ -260,7 +261,8 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
     def _fit_reduced(self, X, Y, sw, y_basis):
         kern, basis = self._fit_kernel_basis(X, y_basis)
         fmap = nystrom_from_basis(kern, basis, "auto", X.dtype, "eigh")
-        res = lssvm_primal(_feature_rows(fmap, X), Y, self.C, sw)
+        with fit_step("solve"):
+            res = lssvm_primal(_feature_rows(fmap, X), Y, self.C, sw)
         self.basis_ = fmap.Z
         # f(x) = K(x, Z) M w + b: store the coefficients on K(x, Z) for _raw_decision.
         self._store(fmap.normalization @ res.coef, res)
@@ -279,7 +281,8 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
             fmap = self._nystrom
         moments = _chunk_moments(_feature_rows(fmap, X), Y, sw)
         moments = moments if first else self._moments.merge(moments)
-        res = moments.solution(self.C)
+        with fit_step("solve"):
+            res = moments.solution(self.C)
         # Assigned once the step has succeeded (copy on write, base.fit_transaction).
         self._nystrom, self._moments = fmap, moments
         self.n_rows_seen_ = X.shape[0] + (0 if first else self.n_rows_seen_)

@@ -8,7 +8,12 @@ from sklearn.utils import check_array
 
 from ..base import fit_transaction
 from ..utils import Interval, Options, validate_params
-from ._uniform_design import UD_TABLES, gamma_search_range, ud_points
+from ._uniform_design import (
+    UD_TABLES,
+    check_search_boundary,
+    gamma_search_range,
+    ud_points,
+)
 
 __all__ = ["UniformDesignSearchCV"]
 
@@ -171,6 +176,7 @@ class UniformDesignSearchCV(GridSearchCV):
         self.cv_results_["stage"] = np.asarray(self._stages)
         log2 = np.asarray(self._log2_points)
         self.cv_results_["log2_C"], self.cv_results_["log2_gamma"] = log2[:, 0], log2[:, 1]
+        check_search_boundary(self, stacklevel=4)  # an optimum on the box's edge: widen it
         return self
 
     def _steering_metric(self):
@@ -202,16 +208,49 @@ class UniformDesignSearchCV(GridSearchCV):
         fixed = dict(self.fixed_params or {})
         return [{**fixed, c_name: float(2.0**p), g_name: float(2.0**q)} for p, q in points]
 
-    def _run_search(self, evaluate_candidates):
-        """Stage 1 on the whole box, stage 2 around its best point (first index on ties)."""
+    def _run_search(self, evaluate_candidates, *, callback_ctx=None):
+        """Stage 1 on the whole box, stage 2 around its best point (first index on ties).
+
+        ``callback_ctx`` (scikit-learn's callbacks, from GridSearchCV.fit) gets a ``search``
+        task with one sub-task per stage, each holding that stage's cross-validated fits.
+        """
         n1, n2 = DESIGNS[self.design_]
         low, high = self.search_box_[:, 0], self.search_box_[:, 1]
+        search = _begin_task(callback_ctx, self, "search", max_subtasks=2)
         stage1 = ud_points(UD_TABLES[n1], low, high, stage=1)
-        results = evaluate_candidates(self._candidates(stage1))
+        results = self._evaluate_stage(evaluate_candidates, stage1, search, "stage-1")
         scores = np.asarray(results[self._steering_metric()], dtype=np.float64)[:n1]
         scores = np.where(np.isnan(scores), -np.inf, scores)
         center = stage1[int(np.argmax(scores))]
-        stage2 = ud_points(UD_TABLES[n2], low, high, stage=2, center=center)[1:]
-        evaluate_candidates(self._candidates(stage2))
-        self._stages = [1] * n1 + [2] * (n2 - 1)
+        stage2 = ud_points(UD_TABLES[n2], low, high, stage=2, center=center)
+        # The stage-2 design contains its centre, already evaluated, unless the box was
+        # shifted inside the search box (then every stage-2 point is new).
+        stage2 = stage2[~np.all(np.isclose(stage2, center), axis=1)]
+        self._evaluate_stage(evaluate_candidates, stage2, search, "stage-2")
+        if search is not None:
+            search.call_on_fit_task_end(estimator=self)
+        self._stages = [1] * n1 + [2] * len(stage2)
         self._log2_points = np.vstack([stage1, stage2])
+
+    def _evaluate_stage(self, evaluate_candidates, points, search, name):
+        """Cross-validate the candidates at ``points``, as the task ``name`` of ``search``.
+
+        Each stage has a task of its own because GridSearchCV numbers the fits of one
+        ``evaluate_candidates`` call from 0: two calls under one task would collide.
+        """
+        candidates = self._candidates(points)
+        if search is None:
+            return evaluate_candidates(candidates)
+        stage = _begin_task(search, self, name, max_subtasks=len(candidates) * self.n_splits_,
+                            sequential_subtasks=False)
+        results = evaluate_candidates(candidates, callback_ctx=stage)
+        stage.call_on_fit_task_end(estimator=self)
+        return results
+
+
+def _begin_task(parent, estimator, name, **kwargs):
+    """The sub-task ``name`` of the callback context ``parent``, begun (None if no parent)."""
+    if parent is None:
+        return None
+    return parent.subcontext(task_name=name, **kwargs).call_on_fit_task_begin(
+        estimator=estimator)

@@ -7,6 +7,7 @@ CSDA 52 (2007) 335-346, and the authors' toolbox (``hibiscus.m``). See formulas.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,8 +15,8 @@ from sklearn.utils import check_random_state
 
 from ..kernels._functions import squared_norms
 
-__all__ = ["UD_TABLES", "centered_l2_discrepancy", "gamma_search_range", "min_squared_distance",
-           "ud_points"]
+__all__ = ["UD_TABLES", "SearchBoundaryWarning", "check_search_boundary",
+           "centered_l2_discrepancy", "gamma_search_range", "min_squared_distance", "ud_points"]
 
 
 def _table(rows):
@@ -63,13 +64,18 @@ def centered_l2_discrepancy(table):
     return float(np.sqrt(term1 - term2 + term3))
 
 
-def ud_points(table, low, high, stage=1, center=None):
+def ud_points(table, low, high, stage=1, center=None, keep_inside=True):
     """Map a UD table onto a box in log2 space (hibiscus.m ``UDSample``).
 
     ``points = (T - 1) / (n - 1) / 2^(stage-1) * L + (c - L / 2^stage)`` with ``L = high -
     low``: stage 1 spans [low, high] around its midpoint; stage 2 spans a box of half the
-    width around ``center`` (not clipped to the original box, as in the paper). Row 0 of
-    every table lands exactly on the centre.
+    width around ``center``. Row 0 of every table lands on the centre.
+
+    A stage-2 box centred on a point near the edge of [low, high] would stick out of it (by
+    up to a quarter of the width), trying values the user ruled out. With ``keep_inside``
+    the box keeps its size but its centre is moved the least needed to stay inside
+    [low, high] (clipped per axis); it still contains ``center``, on its edge. Row 0
+    then lands on the moved centre, which stage 1 has not evaluated.
 
     Parameters
     ----------
@@ -80,6 +86,9 @@ def ud_points(table, low, high, stage=1, center=None):
     stage : {1, 2}
     center : array-like of shape (2,), optional
         Centre of the box; default the midpoint of [low, high].
+    keep_inside : bool, default=True
+        Shift the box into [low, high]; False maps it around ``center`` unclipped, as in
+        the paper and the authors' toolbox.
 
     Returns
     -------
@@ -89,9 +98,100 @@ def ud_points(table, low, high, stage=1, center=None):
     t = np.asarray(table, dtype=np.float64)
     low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
     span = high - low
-    c = (low + high) / 2 if center is None else np.asarray(center, dtype=np.float64)
+    c = _box_center(low, high, stage, center) if keep_inside else (
+        (low + high) / 2 if center is None else np.asarray(center, dtype=np.float64))
     n = t.shape[0]
     return (t - 1) / (n - 1) / 2.0 ** (stage - 1) * span + (c - span / 2.0**stage)
+
+
+def _box_center(low, high, stage=2, center=None):
+    """Centre of the stage-``stage`` box around ``center``, moved to lie inside [low, high].
+
+    The box has half-width ``(high - low) / 2^stage`` per axis, so its centre is clipped to
+    ``[low + half, high - half]``; an interior ``center`` is returned unchanged.
+
+    Parameters
+    ----------
+    low, high : array-like of shape (2,)
+        The stage-1 box in log2 (C, gamma).
+    stage : int, default=2
+    center : array-like of shape (2,), optional
+        Wanted centre; default the midpoint of [low, high].
+
+    Returns
+    -------
+    ndarray of shape (2,)
+    """
+    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    if center is None:
+        return (low + high) / 2
+    half = (high - low) / 2.0**stage
+    return np.clip(np.asarray(center, dtype=np.float64), low + half, high - half)
+
+
+class SearchBoundaryWarning(UserWarning):
+    """The best point of a search lies on the edge of its search box.
+
+    The true optimum may lie outside the box: widen the range named in the message.
+    """
+
+
+#: Range parameter of UniformDesignSearchCV per axis of ``search_box_``.
+_RANGE_NAMES = ("C_range", "gamma_range")
+
+
+def _boundary_message(name, range_name, value, lo, hi, side):
+    # Suggest half the box's width again on the side of the optimum (log2 scale).
+    extra = (hi - lo) / 2
+    new = (lo - extra, hi) if side == "lower" else (lo, hi + extra)
+    way = "downward" if side == "lower" else "upward"
+    return (f"The best {name} = {2.0**value:.4g} lies on the {side} edge of the search box "
+            f"[{2.0**lo:.4g}, {2.0**hi:.4g}]: the optimum may lie outside it. Widen "
+            f"{range_name} {way}, e.g. {range_name}=({2.0**new[0]:.4g}, {2.0**new[1]:.4g}).")
+
+
+def check_search_boundary(search, *, tol=0.01, warn=True, stacklevel=2):
+    """Warn when the best (C, gamma) of a fitted search sits on the edge of its search box.
+
+    Both coordinates are compared in log2 with the stage-1 box ``search.search_box_``.
+
+    Parameters
+    ----------
+    search : UniformDesignSearchCV
+        A fitted search (one without ``best_params_``, e.g. ``refit=False`` with several
+        metrics, has no best point and is never flagged).
+    tol : float, default=0.01
+        Distance from an edge, as a fraction of the box's width in log2, that counts as on
+        the edge. Stage-2 points lie at least 1/16 of the width apart, so the default flags
+        only points on the edge itself.
+    warn : bool, default=True
+        Emit one :class:`SearchBoundaryWarning` per edge hit; False only returns them.
+    stacklevel : int, default=2
+        Passed to :func:`warnings.warn` (2: the caller of this function).
+
+    Returns
+    -------
+    list of (str, str)
+        ``(range parameter, 'lower' or 'upper')`` per edge hit, e.g.
+        ``[('C_range', 'upper')]``; empty for an interior optimum.
+    """
+    best = getattr(search, "best_params_", None)
+    if best is None:
+        return []
+    names = tuple(search.param_names)
+    hits = []
+    for axis, (name, range_name) in enumerate(zip(names, _RANGE_NAMES, strict=True)):
+        lo, hi = search.search_box_[axis]
+        value = math.log2(best[name])
+        margin = tol * (hi - lo)
+        side = "lower" if value <= lo + margin else "upper" if value >= hi - margin else None
+        if side is None:
+            continue
+        hits.append((range_name, side))
+        if warn:
+            warnings.warn(_boundary_message(name, range_name, value, lo, hi, side),
+                          SearchBoundaryWarning, stacklevel=stacklevel)
+    return hits
 
 
 def min_squared_distance(X, max_samples=3000, random_state=None):

@@ -2,12 +2,13 @@
 
 Solvers import neither ``sparsekernel.kernels`` nor scikit-learn, and every one returns a
 fixed result type: :class:`SolverResult` for the optimisers, :class:`EigenResult` for the
-small eigenproblems of :mod:`~sparsekernel.solvers.eigen`.
+small eigenproblems of :mod:`~sparsekernel.solvers.eigen`. NaN or infinity met on the way
+(a badly scaled problem) raises the one error type :class:`NonFiniteError`.
 """
 
 from ._blocks import ArrayBlocks, as_row_blocks
 from ._losses import SquaredSmoothEpsilonInsensitive, SquaredSmoothHinge, smooth_plus
-from ._result import SolverResult
+from ._result import NonFiniteError, SolverResult
 from ._spd import spd_cholesky, spd_solve
 from .basis_lbfgs import basis_lbfgs
 from .block_minimization import SelectiveBlockMinimization
@@ -33,7 +34,8 @@ from .logistic import logistic_newton
 from .newton_armijo import newton_armijo
 
 __all__ = ["ArrayBlocks", "EigenResult", "IncrementalLSSVM", "NormalEquations",
-           "MomentAccumulator", "Moments", "SelectiveBlockMinimization", "SolverResult",
+           "MomentAccumulator", "Moments", "NonFiniteError", "SelectiveBlockMinimization",
+           "SolverResult",
            "SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "as_row_blocks", "basis_lbfgs",
            "canonical_correlations", "dual_cd", "generalized_low_rank_eigen", "lssvm_dual",
            "logistic_newton", "lssvm_normal_equations", "lssvm_primal", "newton_armijo",

@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
+from ._result import LIKELY_CAUSES, NonFiniteError
+
 __all__ = ["JITTER_START", "JITTER_STOP", "spd_cholesky", "spd_solve"]
 
 JITTER_START = 1e-12
@@ -41,8 +43,11 @@ def spd_cholesky(A, jitter=0.0):
 
     Raises
     ------
+    NonFiniteError
+        When ``A`` holds NaN or infinity (LAPACK does not reject them: it returns a factor
+        with NaN on its diagonal, which is what is checked, O(p)).
     numpy.linalg.LinAlgError
-        When even a relative jitter of 1e-4 leaves the matrix indefinite (or it has NaN).
+        When even a relative jitter of 1e-4 leaves the matrix indefinite.
     """
     A = np.asarray(A)
     if A.dtype not in (np.float32, np.float64):  # float32 systems stay float32 (mixed Newton)
@@ -52,8 +57,10 @@ def spd_cholesky(A, jitter=0.0):
     while True:
         try:
             M = A if j == 0 else A + (j * scale) * np.eye(len(A), dtype=A.dtype)
-            return np.linalg.cholesky(M), j
+            return finite_factor(np.linalg.cholesky(M), A), j
         except np.linalg.LinAlgError:
+            if not np.isfinite(scale) or not np.isfinite(A).all():  # no jitter will help
+                raise NonFiniteError(_non_finite_message(A)) from None
             if j >= JITTER_STOP:
                 raise np.linalg.LinAlgError(
                     f"A {len(A)}x{len(A)} system is not positive definite even with a "
@@ -61,6 +68,18 @@ def spd_cholesky(A, jitter=0.0):
                     "that is not positive semi-definite, or repeated basis points."
                 ) from None
             j = max(j * 100.0, JITTER_START)
+
+
+def _non_finite_message(A):
+    return (f"A {len(A)}x{len(A)} linear system to factor (Cholesky) holds NaN or infinite "
+            "values. " + LIKELY_CAUSES)
+
+
+def finite_factor(L, A):
+    """``L`` itself; a NaN or inf anywhere in A reaches L's diagonal, so that is checked."""
+    if not np.isfinite(np.diagonal(L)).all():
+        raise NonFiniteError(_non_finite_message(A))
+    return L
 
 
 def spd_solve(A, rhs, jitter=0.0):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
-from ._result import SolverResult
+from ._result import LIKELY_CAUSES, NonFiniteError, SolverResult
 
 __all__ = ["basis_lbfgs"]
 
@@ -82,6 +82,11 @@ def basis_lbfgs(value_and_grad, Z0, *, max_iter=100, tol=1e-4, gtol=1e-10, callb
         'line_search' (2: ABNORMAL line search, usually a gradient inconsistent with W, e.g.
         from an inexact inner solve; ``converged`` is False).
         ``history[0]`` is the starting point (n_iter 0, its W), then one entry per iteration.
+
+    Raises
+    ------
+    NonFiniteError
+        When no evaluated W is finite (a trial point with a non-finite W is only skipped).
     """
     Z0 = np.array(Z0, dtype=np.float64)
     track, history = _Tracker(value_and_grad, Z0.shape), []
@@ -105,7 +110,10 @@ def basis_lbfgs(value_and_grad, Z0, *, max_iter=100, tol=1e-4, gtol=1e-10, callb
     history.insert(0, {"n_iter": 0, "objective": track.first_W,
                        "grad_norm": track.first_gnorm})
     W, Z, gnorm = track.best
-    Z = Z0 if Z is None else Z  # no finite W was evaluated
+    if Z is None:  # not one finite W: there is no point to return
+        raise NonFiniteError(
+            f"basis_lbfgs: the objective W is {track.first_W} at the starting points and was "
+            f"never finite in {track.n_eval} evaluations. " + LIKELY_CAUSES)
     n_iter = len(history) - 1
     message = _MESSAGES[status].format(k=n_iter, e=track.n_eval, w0=track.first_W, w=W,
                                        scipy=scipy_message)

@@ -36,6 +36,7 @@ from scipy.linalg import cholesky, solve_triangular
 from scipy.linalg.blas import dsyrk
 from threadpoolctl import threadpool_limits
 
+from ._spd import finite_factor
 from .dual_cd import dual_cd
 
 __all__ = ["FORGET", "SelectiveBlockMinimization"]
@@ -196,7 +197,10 @@ class SelectiveBlockMinimization:
             L, Xs, offset = None, np.ascontiguousarray(F), self.q[k]
         else:  # v = L^T w turns the quadratic into 1/2 ||v - L^-1 q||^2 + const
             d = self.m + 1
-            L = cholesky(np.eye(d) + self.C * self.G[k], lower=False).T
+            # No check_finite pass over the (m+1)^2 matrix: NaN/inf in G reaches the
+            # factor's diagonal, which finite_factor checks in O(m).
+            A = np.eye(d) + self.C * self.G[k]
+            L = finite_factor(cholesky(A, lower=False, check_finite=False).T, A)
             # Features in the rows' own precision (strsm for float32 rows).
             Xs = solve_triangular(L.astype(F.dtype), _augment(F, F.dtype).T, lower=True).T
             Xs = np.ascontiguousarray(Xs)

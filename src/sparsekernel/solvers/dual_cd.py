@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from ._result import SolverResult
+from ._result import SolverResult, check_finite
 
 # The compiled loops (._dual_cd_kernels) are imported inside the functions that run them:
 # importing numba costs a few tenths of a second, which only a dual CD fit should pay.
@@ -209,6 +209,7 @@ def dual_cd(F, y, C=1.0, *, loss="squared_hinge", sample_weight=None, fit_interc
         info = {"n_iter": n_iter, "grad_norm": spread, "n_active": active}
         if full_pass or settled or n_iter % _GAP_EVERY == 0 or n_iter == max_iter:
             primal, _, gap = _gap(F, y, alpha, w, w0, bias, loss, C, sw, diag, margins)
+            check_finite("dual_cd", n_iter, objective=primal, duality_gap=gap)
             info.update(objective=primal, gap=gap)
         history.append(info)
         if callback is not None:

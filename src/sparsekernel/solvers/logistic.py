@@ -45,7 +45,7 @@ from scipy.special import expit, log_expit, logsumexp, softmax
 
 from ..utils._threads import blas_threads, planned_threads
 from ._parallel import matmul, rmatmul
-from ._result import SolverResult
+from ._result import SolverResult, check_finite
 from ._spd import spd_solve
 
 __all__ = ["logistic_newton"]
@@ -206,6 +206,7 @@ def _newton(problem, tol, max_iter, callback):
         P, R = problem.residual(G)
         grad = problem.gradient(Z, R)
         gnorm = float(np.abs(grad).max())
+        check_finite("logistic_newton", it, objective=obj, gradient_norm=gnorm)
         scale = max(1.0, gnorm) if scale is None else scale
         if gnorm <= tol * scale:
             status = "converged"
@@ -273,6 +274,8 @@ def _trust_ncg(problem, tol, max_iter, callback):
     res = minimize(fun, z0, jac=True, hessp=hessp, method="trust-ncg", callback=record,
                    options={"gtol": tol * scale, "maxiter": max_iter})
     gnorm = float(np.abs(evaluate(res.x)["grad"]).max())
+    check_finite("logistic_newton (trust-ncg)", int(res.nit), objective=evaluate(res.x)["obj"],
+                 gradient_norm=gnorm)
     converged = gnorm <= tol * scale
     status = "converged" if converged else ("max_iter" if res.nit >= max_iter
                                             else "line_search")

@@ -16,7 +16,7 @@ import numpy as np
 
 from ._blocks import as_row_blocks, matvec, rmatvec
 from ._hessian import NewtonSystem
-from ._result import SolverResult
+from ._result import SolverResult, check_finite
 from ._spd import spd_solve
 
 __all__ = ["newton_armijo"]
@@ -135,6 +135,7 @@ def newton_armijo(F, y, loss, C=1.0, sample_weight=None, tol=1e-6, max_iter=100,
         grad = _gradient(blocks, z, cw * d1, system)
         H = system.finish()
         gnorm = float(np.abs(grad).max())
+        check_finite("newton_armijo", n_iter, objective=obj, gradient_norm=gnorm)
         scale = max(1.0, gnorm) if scale is None else scale
         if gnorm <= tol * scale:
             n_iter -= 1

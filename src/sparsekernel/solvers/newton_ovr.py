@@ -33,14 +33,14 @@ from ._parallel import matmul, rmatmul, split_rows
 from ._result import SolverResult
 from ._spd import spd_solve
 
-__all__ = ["newton_ovr"]
+__all__ = ["newton_ovr", "newton_ovr_bytes"]
 
 #: Bytes of gathered, scaled rows per ``syrk`` when a Hessian is built from active rows.
 _GATHER_BYTES = 32 * 2**20
 
 
 def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads=None,
-               hessian_bytes=2**30, callback=None):
+               hessian_bytes=2**30, gather_bytes=_GATHER_BYTES, callback=None):
     """Minimise Phi_j (module docstring) for every column j of ``Y``.
 
     Parameters
@@ -67,6 +67,9 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
         Memory allowed for keeping each problem's last Hessian ((m+1)^2 float64 each), so
         that the next one is an update by the rows that entered or left the active set
         instead of a rebuild from all active rows.
+    gather_bytes : int or float
+        Size of each thread's buffer of gathered rows when a Hessian is built (see
+        :func:`newton_ovr_bytes` for the solver's whole working memory).
     callback : callable, optional
         Called after every iteration with a dict (n_iter, n_unconverged, n_active).
 
@@ -77,6 +80,7 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
     """
     n_threads = planned_threads() if n_threads is None else max(1, int(n_threads))
     state = _State(F, Y, C, sample_weight, n_threads, hessian_bytes)
+    state.gather_bytes = gather_bytes
     history = []
     with blas_threads(1):
         for it in range(max_iter + 1):
@@ -136,7 +140,8 @@ class _State:
         self.step_active = active
         cs = self.C * self.s
         if (active == active[:, :1]).all():  # from w = 0: one system for every problem
-            H = _hessian(self.F, cs, np.flatnonzero(active[:, 0]), self.threads)
+            H = _hessian(self.F, cs, np.flatnonzero(active[:, 0]), self.threads,
+                         self.gather_bytes)
             if self.keep_hessians:
                 self.hessians = dict.fromkeys(todo.tolist(), (H, active[:, 0]))
             return spd_solve(H, -self.G)[0]
@@ -157,13 +162,13 @@ class _State:
             H_prev, act_prev = prev
             enter, leave = np.flatnonzero(act & ~act_prev), np.flatnonzero(act_prev & ~act)
             if len(enter) + len(leave) < np.count_nonzero(act):
-                H = H_prev + _gram(self.F, cs, enter, n_threads)
-                H -= _gram(self.F, cs, leave, n_threads)
+                H = H_prev + _gram(self.F, cs, enter, n_threads, self.gather_bytes)
+                H -= _gram(self.F, cs, leave, n_threads, self.gather_bytes)
                 H[-1, :-1] = H[:-1, -1]
             else:
-                H = _hessian(self.F, cs, np.flatnonzero(act), n_threads)
+                H = _hessian(self.F, cs, np.flatnonzero(act), n_threads, self.gather_bytes)
         else:
-            H = _hessian(self.F, cs, np.flatnonzero(act), n_threads)
+            H = _hessian(self.F, cs, np.flatnonzero(act), n_threads, self.gather_bytes)
         if self.keep_hessians:
             self.hessians[j] = (H, act)
         return H
@@ -210,35 +215,52 @@ def _message(status, gnorm, tol_abs, n_iter, exact):
             "increase max_iter or tol.")
 
 
-def _hessian(F, cs, rows, n_threads=1):
+def _hessian(F, cs, rows, n_threads=1, gather_bytes=_GATHER_BYTES):
     """I + [F 1]_rows^T diag(cs_rows) [F 1]_rows (float64), row slices on the threads."""
-    H = _gram(F, cs, rows, n_threads)
+    H = _gram(F, cs, rows, n_threads, gather_bytes)
     H[-1, :-1] = H[:-1, -1]
     H[np.diag_indices(len(H))] += 1.0
     return H
 
 
-def _gram(F, cs, rows, n_threads=1):
+def _gram(F, cs, rows, n_threads=1, gather_bytes=_GATHER_BYTES):
     """[F 1]_rows^T diag(cs_rows) [F 1]_rows (upper border only), row slices on the threads."""
     m = F.shape[1]
     parts = split_rows(len(rows), len(rows) * float(m) * m, n_threads)
-    return sum(map_threads(lambda s: _gram_rows(F, cs, rows[s]), parts, len(parts)))
+    return sum(map_threads(lambda s: _gram_rows(F, cs, rows[s], gather_bytes), parts,
+                           len(parts)))
 
 
-def _gram_rows(F, cs, rows):
-    """[F 1]_rows^T diag(cs_rows) [F 1]_rows (upper border only), gathered in chunks."""
+def _gram_rows(F, cs, rows, gather_bytes):
+    """[F 1]_rows^T diag(cs_rows) [F 1]_rows (upper border only), gathered into one buffer
+    of ``gather_bytes`` (scaled in place: the gathers are the solver's largest temporaries)."""
     m = F.shape[1]
     H = np.zeros((m + 1, m + 1))
-    step = max(1, _GATHER_BYTES // (F.itemsize * max(m, 1)))
+    step = max(1, int(gather_bytes // (F.itemsize * max(m, 1))))
+    buf = np.empty((min(step, len(rows)), m), dtype=F.dtype)
     for start in range(0, len(rows), step):
         idx = rows[start:start + step]
         w = cs[idx]
         root = np.sqrt(w).astype(F.dtype)
-        G = F[idx] * root[:, None]
+        G = np.take(F, idx, axis=0, out=buf[:len(idx)], mode="clip")  # "raise" buffers
+        G *= root[:, None]
         H[:m, :m] += G.T @ G
         H[:m, m] += G.T @ root
         H[m, m] += w.sum()
     return H
+
+
+def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=_GATHER_BYTES):
+    """Peak working memory of :func:`newton_ovr` besides F, in bytes (an upper estimate).
+
+    Margins, residuals, weights and directions of the k problems (about eight float64
+    n x k arrays), and per thread one gather buffer and three (m+1)^2 matrices (the Hessian
+    being summed, a product temporary and the Cholesky factor), plus the Hessians kept
+    between iterations when they fit ``hessian_bytes``.
+    """
+    square = 8.0 * (m + 1) ** 2
+    kept = k * square if k * square <= hessian_bytes else 0.0
+    return 8.0 * n * (8 * k + 1) + n_threads * (gather_bytes + 3 * square) + square + kept
 
 
 def _exact_step(r, c, cs, zd, dd):

@@ -6,6 +6,7 @@ import numpy as np
 from scipy.linalg import cho_solve
 
 from .._docs import fill_doc
+from ..solvers import NonFiniteError
 from ..solvers._spd import spd_cholesky
 from ..utils import Interval, check_sample_weight
 from ._base import SPARSE_MARGIN_CONSTRAINTS, LearnedBasis, LearnedBasisClassifier
@@ -43,6 +44,7 @@ class FisherBasisObjective:
     def __init__(self, kernel, X, Y, sample_weight, ridge):
         self.kernel, self.X, self.Y = kernel, X, np.asarray(Y, dtype=np.float64)
         self.sw, self.ridge = check_sample_weight(sample_weight, X.shape[0]), ridge
+        self._evaluated = False  # a degenerate criterion at the start Z is an error
 
     def _one(self, Psi, Kz, y):
         """(lambda, beta, gx, zz_weight) for one +-1 target."""
@@ -56,10 +58,32 @@ class FisherBasisObjective:
         B = (Pc.T * s) @ Pc / S + self.ridge * Kz
         solved = cho_solve((spd_cholesky(B, jitter=JITTER)[0], True), d)
         lam = float(d @ solved)
+        if not (np.isfinite(lam) and lam > 0.0):  # beta = B^-1 d / sqrt(lam) would be NaN
+            if not self._evaluated:
+                raise NonFiniteError(self._degenerate_message(lam, Psi))
+            # A trial point of the line search: W = 0 (no separation) with a zero gradient
+            # is worse than the start, so L-BFGS rejects it and keeps the best Z.
+            return 0.0, np.zeros_like(d), np.zeros_like(y), 0.0
         beta = solved / np.sqrt(lam)
         sc = Pc @ beta
         gx = -2.0 * float(beta @ d) * e + lam * (2.0 / S) * s * sc
         return lam, beta, gx, 2.0 * lam * self.ridge
+
+    def _degenerate_message(self, lam, Psi):
+        """Why there is no Fisher direction: the kernel sees every row alike."""
+        gamma = float(self.kernel.gamma)
+        k_max = float(Psi.max()) if Psi.size else 0.0
+        k_min = float(Psi.min()) if Psi.size else 0.0
+        return (
+            f"The kernel Fisher criterion is degenerate: its eigenvalue d^T B^-1 d is {lam:.3g} "
+            f"(d, the difference of the class means in feature space, is zero). The kernel "
+            f"values K(X, Z) between the training rows and the expansion vectors lie in "
+            f"[{k_min:.3g}, {k_max:.3g}] with the 'rbf' kernel's gamma={gamma:.3g}: "
+            + ("every row is far from every expansion vector, so gamma is too large"
+               if k_max < 1e-6 else "the kernel sees every row alike")
+            + ". Pass a smaller gamma (gamma='scale' adapts it to the data: 1 / (n_features "
+            "* X.var())) or standardize X (e.g. sklearn.preprocessing.StandardScaler)."
+        )
 
     def value_and_grad(self, Z):
         """W(Z) and its gradient (eq. 63), shape (m, d)."""
@@ -71,6 +95,7 @@ class FisherBasisObjective:
             W -= lam
             grad += rbf_basis_gradient(Z, self.X, Psi, gx, beta, Kz, zz,
                                        float(self.kernel.gamma))
+        self._evaluated = True
         return W, grad
 
 

@@ -126,6 +126,8 @@ def solve_squared_hinge(est, F, Y, sample_weight, labels):
 
         results = newton_ovr(F, Y, C=est.C, sample_weight=sample_weight, tol=est.tol,
                              max_iter=est.max_iter, callback=report)
+        for _ in range(k - progress.n_done):  # those stopped unconverged end here
+            progress.done()
     for label, res in zip(labels or [None] * k, results, strict=True):
         report_result(est, res, label)
     return (np.array([r.coef for r in results]), np.array([r.intercept for r in results]),

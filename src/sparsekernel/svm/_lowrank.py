@@ -230,7 +230,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     def _stream_fit(self, make_chunks, fmap):
         """Block minimization over ``n_passes`` passes of ``make_chunks()`` -> (X, Y, sw)."""
         sbm = self._new_solver(fmap)
-        with SolverProgress(self.verbose, self.n_passes, type(self).__name__) as progress:
+        with SolverProgress(self.verbose, self.n_passes, type(self).__name__, task="stream",
+                            unit="pass", step="chunk") as progress:
             report = progress.callback(None)
             for p in range(self.n_passes):
                 n_rows = self._stream_pass(sbm, fmap, make_chunks(), p, report)

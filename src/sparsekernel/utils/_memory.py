@@ -1,4 +1,5 @@
-"""One memory budget, given in bytes or as a human-readable string, and its display."""
+"""One memory budget: given in bytes or as a human-readable string, displayed, and planned
+(what a fit allocates beyond its input, checked before it allocates)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import math
 import numbers
 import re
 
-__all__ = ["DEFAULT_MEMORY_BUDGET", "UNLIMITED_MEMORY_BUDGET", "format_bytes",
-           "parse_memory_budget"]
+__all__ = ["DEFAULT_MEMORY_BUDGET", "UNLIMITED_MEMORY_BUDGET", "MemoryBudgetError", "MemoryPlan",
+           "format_bytes", "largest_within", "parse_memory_budget"]
 
 #: Default working-memory budget for kernel blocks and stored features: 1 GiB.
 DEFAULT_MEMORY_BUDGET = 2**30
@@ -88,3 +89,73 @@ def format_bytes(nbytes):
         scaled, exponent = scaled / 1024, exponent + 1
     text = f"{scaled:.0f}" if exponent == 0 or scaled >= 999.5 else f"{scaled:.3g}"
     return f"{text} {_DISPLAY_UNITS[exponent]}"
+
+
+class MemoryBudgetError(ValueError):
+    """A fit would allocate more than its ``memory_budget``; raised before it allocates.
+
+    A ValueError: the parameters (``n_basis``, ``memory_budget``, ``chunk_size``) ask for
+    more than they allow together, as scikit-learn's other parameter errors.
+    """
+
+
+class MemoryPlan:
+    """What one fit allocates beyond its input, in named parts, against one budget.
+
+    Parameters
+    ----------
+    owner : str
+        Who fits (the estimator's class name), for messages.
+    budget : int
+        Bytes (:func:`parse_memory_budget`).
+    **parts : int or float
+        Bytes per part, e.g. ``features=n * m * 8``.
+    """
+
+    def __init__(self, owner, budget, **parts):
+        self.owner, self.budget = owner, budget
+        self.parts = {name: float(nbytes) for name, nbytes in parts.items()}
+
+    @property
+    def total(self):
+        """Bytes of every part together."""
+        return sum(self.parts.values())
+
+    def fits(self):
+        """Whether the parts fit the budget."""
+        return self.total <= self.budget
+
+    def describe(self):
+        """``'2.1 GiB (features 1.9 GiB, m x m matrices 190 MiB)'``: total and parts."""
+        parts = ", ".join(f"{name.replace('_', ' ')} {format_bytes(nbytes)}"
+                          for name, nbytes in self.parts.items() if nbytes > 0)
+        return f"{format_bytes(self.total)} ({parts})"
+
+    def require(self, knob):
+        """Raise :class:`MemoryBudgetError` with the estimate unless the plan fits.
+
+        Parameters
+        ----------
+        knob : str
+            What the user can change, e.g. ``"lower n_basis or raise memory_budget"``.
+        """
+        if not self.fits():
+            raise MemoryBudgetError(
+                f"{self.owner} needs about {self.describe()} beyond its input, above "
+                f"memory_budget={format_bytes(self.budget)}; {knob}."
+            )
+        return self
+
+
+def largest_within(cost, budget, low, high):
+    """The largest integer x in [low, high] with ``cost(x) <= budget`` (cost increasing in x),
+    or None when even ``low`` does not fit. Bisection: O(log(high - low)) calls of ``cost``."""
+    if cost(low) > budget:
+        return None
+    while low < high:
+        mid = (low + high + 1) // 2
+        if cost(mid) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return low

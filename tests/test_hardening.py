@@ -1,0 +1,81 @@
+"""Clear errors for non-finite intermediate results and degenerate kernels."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from sparsekernel import SparseFisherDiscriminant
+from sparsekernel.solvers import (
+    NonFiniteError,
+    SquaredSmoothHinge,
+    logistic_newton,
+    newton_armijo,
+    spd_cholesky,
+)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(150, 5, random_state=0)
+    return X, np.where(y == 1, 1.0, -1.0)
+
+
+def test_non_finite_error_is_a_value_error():
+    assert issubclass(NonFiniteError, ValueError)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_spd_cholesky_names_non_finite_systems(bad):
+    A = np.eye(4)
+    A[2, 1] = A[1, 2] = bad
+    with pytest.raises(NonFiniteError, match=r"4x4 linear system .* NaN or infinite.*"
+                       r"standardize X.*gamma.*extreme C"):
+        spd_cholesky(A)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_newton_armijo_reports_an_overflowing_objective(data):
+    X, y = data
+    # The Hessian's Cholesky or the per-iteration check, whichever meets the overflow first.
+    with pytest.raises(NonFiniteError, match=r"(newton_armijo: the (objective|gradient norm) "
+                       r"is (inf|nan) at iteration 1|linear system .* NaN or infinite).*"
+                       r"badly scaled"):
+        newton_armijo(X * 1e160, y, SquaredSmoothHinge(), C=1.0)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_logistic_newton_reports_an_overflowing_objective(data):
+    X, y = data
+    with pytest.raises(NonFiniteError,
+                       match=r"(logistic_newton|linear system).*(inf|nan|NaN).*badly scaled"):
+        logistic_newton(X * 1e160, (y > 0).astype(int), C=1.0)
+
+
+def test_check_finite_names_the_solver_the_quantity_and_the_iteration():
+    from sparsekernel.solvers._result import check_finite
+
+    check_finite("dual_cd", 3, objective=1.0, duality_gap=0.5)  # finite: silent
+    with pytest.raises(NonFiniteError, match=r"dual_cd: the duality gap is nan at iteration 3\."
+                       r" .*standardize X"):
+        check_finite("dual_cd", 3, objective=1.0, duality_gap=np.nan)
+
+
+def test_solvers_still_fit_well_scaled_problems(data):
+    X, y = data
+    assert newton_armijo(X, y, SquaredSmoothHinge(), C=1.0).converged
+
+
+def test_fisher_discriminant_with_a_huge_gamma_names_gamma(data):
+    X, y = data
+    with pytest.raises(NonFiniteError, match=r"Fisher criterion is degenerate.*gamma=1e\+06.*"
+                       r"gamma is too large.*smaller gamma"):
+        SparseFisherDiscriminant(gamma=1e6, random_state=0).fit(X, y)
+
+
+def test_fisher_discriminant_failure_leaves_the_estimator_unfitted(data):
+    X, y = data
+    model = SparseFisherDiscriminant(gamma=1e6, random_state=0)
+    with pytest.raises(NonFiniteError):
+        model.fit(X, y)
+    assert not hasattr(model, "coef_")
+    assert model.set_params(gamma=0.2).fit(X, y).score(X, y) > 0.8
