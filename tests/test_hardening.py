@@ -79,3 +79,17 @@ def test_fisher_discriminant_failure_leaves_the_estimator_unfitted(data):
         model.fit(X, y)
     assert not hasattr(model, "coef_")
     assert model.set_params(gamma=0.2).fit(X, y).score(X, y) > 0.8
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e-160])
+def test_learnable_bases_standardize_features_of_any_scale(scale):
+    # The same model in any units: features are standardized without squaring raw values.
+    from sparsekernel import LowRankLSSVR
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = np.sin(X[:, 0]) + X[:, 1]
+    unit = LowRankLSSVR(random_state=0).fit(X, y)
+    scaled = LowRankLSSVR(random_state=0).fit(X * scale, y)
+    np.testing.assert_allclose(scaled.predict(X * scale), unit.predict(X), rtol=1e-6,
+                               atol=1e-8)

@@ -85,12 +85,14 @@ def test_lowrank_stream_multi_pass_converges_to_in_memory_fit(board):
     np.testing.assert_allclose(stream.intercept_, full.intercept_, atol=2e-3)
 
 
-def test_lowrank_fit_over_budget_uses_blocks_and_matches(board):
+def test_lowrank_streamed_fit_matches_the_in_memory_fit(board):
+    # The path a fit over memory_budget takes (tests/test_memory_budget.py checks that it
+    # does): block minimization over chunks, here with enough passes to converge.
     X, y = board
-    kw = dict(gamma=GAMMA, C=C, n_basis=20, random_state=0, tol=1e-8, chunk_size=150,
-              n_passes=20)
+    kw = dict(gamma=GAMMA, C=C, basis=X[::30], random_state=0, tol=1e-8, chunk_size=150,
+              n_passes=20)  # the same 20 landmarks (fit_stream picks its own on chunk 1)
     big = LowRankSVC(**kw).fit(X, y)
-    small = LowRankSVC(**kw, memory_budget=20000).fit(X, y)  # 600 x 20 x 8 > 20000 bytes
+    small = LowRankSVC(**kw).fit_stream((X, y))
     assert hasattr(small, "_sbm") and not hasattr(big, "_sbm")
     np.testing.assert_allclose(small.coef_, big.coef_, atol=2e-3)
 

@@ -3,6 +3,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.datasets import make_blobs, make_classification, make_regression
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV
@@ -88,12 +89,27 @@ def test_selector_receives_the_estimators_kernel(Est, X, y):
     assert est.basis_.shape == (10, X.shape[1])
 
 
+def blocks_budget(est, X, k):
+    """The smallest memory_budget (on a 1.1x grid) with which ``est`` fits K(X, Z) in blocks
+    recomputed at every pass: the blocks plan fits, the stored plan does not."""
+    from sparsekernel.svm._memory import Budget, reduced_plan
+
+    m = est.n_basis
+    for budget in np.geomspace(2**10, 2**30, 220):
+        plan = Budget(clone(est).set_params(memory_budget=int(budget)))
+        if reduced_plan(plan, est, X.shape[0], m, k, 8, stored=False).fits():
+            assert not reduced_plan(plan, est, X.shape[0], m, k, 8, stored=True).fits()
+            return int(budget)
+    raise AssertionError("no budget between the blocks and the stored plans")
+
+
 def test_interrupted_fit_propagates_and_keeps_the_previous_model(monkeypatch):
     """Ctrl-C in the second of four one-vs-rest solves (the row-block path: Newton-Armijo per
     class) propagates, and the two-class model fitted before stays whole."""
     import sparsekernel.svm._base as svm_base
 
-    clf = ReducedSVC(n_basis=20, memory_budget=4096, random_state=0).fit(X_BIN, Y_BIN)
+    clf = ReducedSVC(n_basis=20, random_state=0)
+    clf.set_params(memory_budget=blocks_budget(clf, X_MC, 3)).fit(X_BIN, Y_BIN)
     before, pred = dict(vars(clf)), clf.predict(X_BIN)
     original, calls = svm_base.newton_armijo, []
 
@@ -124,7 +140,9 @@ def test_recomputed_blocks_equal_stored_features(Est, X, y):
     """A budget too small to store K(X, Z) switches to recomputation: same model."""
     kw = dict(gamma=0.3, n_basis=40, random_state=0, tol=1e-10)
     stored = Est(**kw).fit(X, y)
-    streamed = Est(memory_budget=4096, **kw).fit(X, y)
+    k = len(np.unique(y)) if Est is ReducedSVC else 1
+    streamed = Est(**kw)
+    streamed.set_params(memory_budget=blocks_budget(streamed, X, k)).fit(X, y)
     np.testing.assert_allclose(streamed.coef_, stored.coef_, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(streamed.predict(X), stored.predict(X))
 

@@ -40,10 +40,13 @@ PARAMS = {
               "per-centre widths that replace ``gamma``), an explicit (m, d) array, or a "
               "selector from :mod:`sparsekernel.basis` (which receives this estimator's "
               "kernel)."),
-    "memory_budget": ("int, str or None",
-                      "Bytes (or a string such as '512MB') for kernel blocks and stored "
-                      "features; None is 1 GiB. A reduced fit stays within O(n d + m^2 + "
-                      "block m); an exact fit that would exceed the budget is refused."),
+    "memory_budget": ("int, str, float('inf') or None",
+                      "Cap on what a fit allocates beyond its input (bytes, or a string such "
+                      "as '512MB'; None is 1 GiB, float('inf') no cap): kernel blocks, stored "
+                      "features, working vectors and the m x m systems. Where the estimator "
+                      "plans its fit (:mod:`sparsekernel.svm._memory`), 'auto' lowers m to "
+                      "fit, and a fit that cannot fit is refused before it allocates, with "
+                      "the estimate (``MemoryBudgetError``)."),
     "tol": ("float", "Stopping tolerance of the solver (see the family's objective)."),
     "max_iter": ("int", "Iteration cap of the solver per sub-problem; reaching it warns "
                         "``ConvergenceWarning``."),

@@ -23,7 +23,8 @@ def _accepts_kernel(selector):
 
 
 def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
-                     memory_budget=None, n_basis="auto", basis="random", random_state=None):
+                     memory_budget=None, n_basis="auto", basis="random", random_state=None,
+                     max_n_basis=None):
     """Resolve the kernel on X, choose Z with it, finish the kernel.
 
     A selector thus always receives the estimator's own kernel (kind, degree, coef0, gamma
@@ -50,11 +51,11 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     """
     with fit_step("basis-selection"):  # a step of the running fit, for its callbacks
         return _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis,
-                                 basis, random_state)
+                                 basis, random_state, max_n_basis)
 
 
 def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis, basis,
-                      random_state):
+                      random_state, max_n_basis=None):
     kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X)
     selector = make_basis_selector(basis)
     rng = check_random_state(random_state)
@@ -62,6 +63,8 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
     if not hasattr(selector, "centers"):
         auto = (auto_n_basis(X, kern, rng) if isinstance(n_basis, str) and n_basis == "auto"
                 else None)
+        if auto is not None and max_n_basis is not None:  # the memory plan's cap
+            auto = min(auto, max_n_basis)
         m = resolve_n_basis(n_basis, X.shape[0], auto)
     extra = {"kernel": kern} if _accepts_kernel(selector) else {}
     res = selector.select(X, y, n_basis=m, random_state=rng, **extra)

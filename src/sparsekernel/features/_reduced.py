@@ -45,10 +45,11 @@ class KernelBlocks:
         return self.kernel.blocks(self.X, self.Z, self.block_rows)
 
 
-def reduced_design(kernel, X, Z):
-    """K(X, Z) as a stored array if it fits ``kernel.memory_budget``, else as KernelBlocks."""
+def reduced_design(kernel, X, Z, store=None):
+    """K(X, Z) as a stored array, or as KernelBlocks computed at every pass: as ``store``
+    says, or by default when it fits ``kernel.memory_budget``."""
     nbytes = X.shape[0] * Z.shape[0] * working_dtype(X, Z).itemsize
-    if nbytes > kernel.memory_budget:
+    if not (nbytes <= kernel.memory_budget if store is None else store):
         return KernelBlocks(kernel, X, Z)  # computed later, block by block, at every pass
     with fit_step("feature-map"):  # a step of the running fit, for its callbacks
         return kernel(X, Z)

@@ -22,7 +22,7 @@ from ..base import (
 from ..basis import resolve_n_basis
 from ..features._learnable import BASIS_FUNCTIONS, basis_values
 from ..features._lowrank_fit import CRITERIA, fit_learnable_bases
-from ..utils import Interval, Options, constraints
+from ..utils import Interval, Options, column_mean_std, constraints
 from ._base import fit_data, fitted
 
 __all__ = ["LowRankLSSVC", "LowRankLSSVR"]
@@ -125,8 +125,7 @@ class _LowRankBase(KernelExpansionMixin, SparseKernelEstimator):
         """
         X, Y, sw, _ = fit_data(self, X, y, sample_weight)
         Xd = _dense(X)
-        mean, scale = Xd.mean(axis=0), Xd.std(axis=0)
-        scale[scale == 0] = 1.0
+        mean, scale = column_mean_std(Xd)  # no overflow at any feature scale
         M = resolve_n_basis(self.n_basis, Xd.shape[0])
         centers = None
         if not isinstance(self.basis, str):

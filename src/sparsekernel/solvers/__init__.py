@@ -11,7 +11,7 @@ from ._losses import SquaredSmoothEpsilonInsensitive, SquaredSmoothHinge, smooth
 from ._result import NonFiniteError, SolverResult
 from ._spd import spd_cholesky, spd_solve
 from .basis_lbfgs import basis_lbfgs
-from .block_minimization import SelectiveBlockMinimization
+from .block_minimization import SelectiveBlockMinimization, block_minimization_bytes
 from .dual_cd import dual_cd
 from .eigen import (
     EigenResult,
@@ -31,13 +31,13 @@ from .least_squares import (
     lssvm_primal,
 )
 from .logistic import logistic_newton
-from .newton_armijo import newton_armijo
+from .newton_armijo import newton_armijo, newton_armijo_bytes
 
-__all__ = ["ArrayBlocks", "EigenResult", "IncrementalLSSVM", "NormalEquations",
-           "MomentAccumulator", "Moments", "NonFiniteError", "SelectiveBlockMinimization",
-           "SolverResult",
-           "SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "as_row_blocks", "basis_lbfgs",
-           "canonical_correlations", "dual_cd", "generalized_low_rank_eigen", "lssvm_dual",
-           "logistic_newton", "lssvm_normal_equations", "lssvm_primal", "newton_armijo",
-           "relative_ridge",
-           "smooth_plus", "spd_cholesky", "spd_solve", "symmetric_eigen", "whitening"]
+__all__ = ["ArrayBlocks", "EigenResult", "IncrementalLSSVM", "MomentAccumulator", "Moments",
+           "NonFiniteError", "NormalEquations", "SelectiveBlockMinimization", "SolverResult",
+           "SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "as_row_blocks",
+           "basis_lbfgs", "block_minimization_bytes", "canonical_correlations", "dual_cd",
+           "generalized_low_rank_eigen", "logistic_newton", "lssvm_dual",
+           "lssvm_normal_equations", "lssvm_primal", "newton_armijo", "newton_armijo_bytes",
+           "relative_ridge", "smooth_plus", "spd_cholesky", "spd_solve", "symmetric_eigen",
+           "whitening"]

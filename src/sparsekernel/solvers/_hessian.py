@@ -45,8 +45,9 @@ _GATHER_BYTES = 48 * 2**20
 class NewtonSystem:
     """Accumulates H over the row blocks of one pass (see the module docstring)."""
 
-    def __init__(self, m, refresh_every=20, fast_gram=True):
+    def __init__(self, m, refresh_every=20, fast_gram=True, gather_bytes=_GATHER_BYTES):
         self.m = m
+        self.gather_bytes = gather_bytes
         self.refresh_every = refresh_every
         self.fast_gram = fast_gram
         self.q = None
@@ -66,7 +67,7 @@ class NewtonSystem:
             self._next = self.H.copy()
             dtype = np.float32 if mode == "fast-update" else np.float64
             self._gram = _GramAccumulator(self.m, dtype, self._buffers, len(q),
-                                          self.H[:self.m, :self.m])
+                                          self.H[:self.m, :self.m], self.gather_bytes)
             self._since_refresh += 1
         else:
             fast = (mode == "fast" and self.fast_gram
@@ -75,7 +76,7 @@ class NewtonSystem:
             self._next = np.zeros((self.m + 1, self.m + 1))
             self._since_refresh = 0
             self._gram = _GramAccumulator(self.m, np.float32 if fast else np.float64,
-                                          self._buffers, len(q))
+                                          self._buffers, len(q), None, self.gather_bytes)
             self.approximate = fast
         self.q = q
         return n_active
@@ -139,11 +140,11 @@ class _GramAccumulator:
     needs (measured: syrk at half speed).
     """
 
-    def __init__(self, m, dtype, buffers, n_rows, start=None):
+    def __init__(self, m, dtype, buffers, n_rows, start=None, gather_bytes=_GATHER_BYTES):
         self.dtype = np.dtype(dtype)
         self.acc = (np.zeros((m, m), dtype=dtype) if start is None
                     else np.array(start, dtype=dtype))
-        rows = max(1, min(n_rows, _GATHER_BYTES // (self.dtype.itemsize * max(m, 1))))
+        rows = max(1, min(n_rows, int(gather_bytes // (self.dtype.itemsize * max(m, 1)))))
         self._buf = {sign: buffers.setdefault((self.dtype.str, sign), np.empty((0, m), dtype))
                      for sign in (1.0, -1.0)}
         self._buffers, self._rows = buffers, rows

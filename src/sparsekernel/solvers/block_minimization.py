@@ -39,7 +39,7 @@ from threadpoolctl import threadpool_limits
 from ._spd import finite_factor
 from .dual_cd import dual_cd
 
-__all__ = ["FORGET", "SelectiveBlockMinimization"]
+__all__ = ["FORGET", "SelectiveBlockMinimization", "block_minimization_bytes"]
 
 #: What happens to rows leaving the cache.
 FORGET = ("summary", "freeze")
@@ -250,3 +250,17 @@ def _augment(F, dtype=np.float64):
     out[:, :-1] = F
     out[:, -1] = 1.0
     return out
+
+
+def block_minimization_bytes(chunk, m, k, n_stored=0):
+    """Peak memory of a :class:`SelectiveBlockMinimization` fed chunks of ``chunk`` rows on
+    m features for k problems, including each chunk's features (an upper estimate).
+
+    A step works on the cache (at most a third of the working set in the steady state, with
+    ``drop_fraction=0.75``) plus the chunk, about 1.4 chunks of rows, and holds up to eight
+    float64 copies of it at once (the working set, [F 1], its whitened form and the rows
+    absorbed); the summaries are k (m+1)^2 matrices, the factor two more; ``store`` keeps a
+    value per stored row and problem.
+    """
+    square = 8.0 * (m + 1) ** 2
+    return 8 * 1.4 * 8.0 * chunk * (m + 1) + (k + 2) * square + 8.0 * n_stored * k

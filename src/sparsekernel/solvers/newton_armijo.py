@@ -15,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from ._blocks import as_row_blocks, matvec, rmatvec
-from ._hessian import NewtonSystem
+from ._hessian import _GATHER_BYTES, NewtonSystem
 from ._result import SolverResult, check_finite
 from ._spd import spd_solve
 
-__all__ = ["newton_armijo"]
+__all__ = ["newton_armijo", "newton_armijo_bytes"]
 
 _ARMIJO_DELTA = 0.05  # sufficient-decrease constant of the SSVM paper and toolbox
 _MIN_STEP = 2.0**-30
@@ -44,7 +44,7 @@ def _gradient(blocks, z, g_vec, system=None):
     return grad
 
 
-def _presolve(blocks, y, loss, C, sw, n_rows):
+def _presolve(blocks, y, loss, C, sw, n_rows, gather_bytes):
     """A warm start from every k-th row, with C scaled by k so both objectives match.
 
     From w = 0 every row violates the margin, so the first Newton steps on all n rows cost
@@ -53,7 +53,7 @@ def _presolve(blocks, y, loss, C, sw, n_rows):
     stride = -(-blocks.shape[0] // n_rows)
     idx = np.arange(0, blocks.shape[0], stride)
     sub = newton_armijo(blocks.take(idx), y[idx], loss, C=C * stride, sample_weight=sw[idx],
-                        tol=1e-4, max_iter=50, presolve_rows=None)
+                        tol=1e-4, max_iter=50, presolve_rows=None, gather_bytes=gather_bytes)
     return np.r_[sub.coef, sub.intercept], sub.n_iter
 
 
@@ -74,7 +74,7 @@ def _line_search(z, d, f, u, y, loss, cw, obj, slope):
 
 
 def newton_armijo(F, y, loss, C=1.0, sample_weight=None, tol=1e-6, max_iter=100, x0=None,
-                  presolve_rows="auto", callback=None):
+                  presolve_rows="auto", gather_bytes=_GATHER_BYTES, callback=None):
     """Minimise Phi(w, b) (module docstring) by Newton's method with Armijo line search.
 
     Parameters
@@ -101,6 +101,9 @@ def newton_armijo(F, y, loss, C=1.0, sample_weight=None, tol=1e-6, max_iter=100,
         from that solution. 'auto' is max(10000, 20 (m + 1)), used when n is more than twice
         that and the blocks support ``take``; None never presolves. (With fewer rows per
         basis function the subsample solution overfits and is a poor start.)
+    gather_bytes : int or float
+        Size of each buffer of gathered rows of the Newton system (four at most: float32
+        and float64, rows added and removed); see :func:`newton_armijo_bytes`.
     callback : callable, optional
         Called after every iteration with a dict (n_iter, objective, grad_norm, step, n_active).
 
@@ -119,14 +122,14 @@ def newton_armijo(F, y, loss, C=1.0, sample_weight=None, tol=1e-6, max_iter=100,
         presolve_rows = max(10000, 20 * (m + 1))
     n_pre = 0
     if x0 is None and presolve_rows and n > 2 * presolve_rows and hasattr(blocks, "take"):
-        x0, n_pre = _presolve(blocks, y, loss, C, sw, presolve_rows)
+        x0, n_pre = _presolve(blocks, y, loss, C, sw, presolve_rows, gather_bytes)
         z = x0.copy()
     f = _margins(blocks, z[:m], z[m]) if x0 is not None else np.zeros(n)
     scale = None  # max(1, ||grad(0)||_inf): taken at the first iterate when it is w = 0, b = 0
     if x0 is not None:
         g0 = cw * loss.derivatives(np.zeros(n), y)[1]
         scale = max(1.0, _grad_norm(blocks, np.zeros(m + 1), g0))
-    system = NewtonSystem(m)
+    system = NewtonSystem(m, gather_bytes=gather_bytes)
     history, status, n_iter, gnorm = [], "max_iter", 0, np.inf
     obj = _objective(z, f, y, loss, cw)
     for n_iter in range(1, max_iter + 1):
@@ -182,3 +185,16 @@ def _result(z, obj, gnorm, tol_abs, n_iter, status, history, n_presolve):
         tol_reached=tol_abs, n_iter=n_iter, converged=status == "converged", status=status,
         message=msg, history=history,
     )
+
+
+def newton_armijo_bytes(n, m, gather_bytes=_GATHER_BYTES, presolve_rows=None):
+    """Peak working memory of :func:`newton_armijo` besides F, in bytes (an upper estimate).
+
+    About ten float64 n-vectors (margins, derivatives, direction products, line-search
+    trials), up to four gather buffers, five (m+1)^2 matrices (the system, the one being
+    assembled, its accumulator, the Cholesky factor and a product temporary) and, with a
+    presolve, its rows of F with their own solver.
+    """
+    square = 8.0 * (m + 1) ** 2
+    presolve = 2 * 8.0 * presolve_rows * (m + 1) if presolve_rows else 0.0
+    return 8.0 * 10 * n + 4.0 * gather_bytes + 5 * square + presolve

@@ -34,7 +34,8 @@ from ..basis import make_kernel
 from ..features import reduced_design
 from ..solvers import SquaredSmoothHinge, newton_armijo
 from ..solvers.newton_ovr import newton_ovr
-from ..utils import Interval, SolverProgress, constraints, format_bytes, parse_memory_budget
+from ..utils import Interval, SolverProgress, constraints
+from ._memory import Budget, presolve_rows, reduced_plan
 
 __all__ = ["SVM_CONSTRAINTS", "BaseSmoothSVM", "solve_squared_hinge"]
 
@@ -52,53 +53,66 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
 
     _parameter_constraints = SVM_CONSTRAINTS
 
-    def _design(self, X, y_basis):
-        """The features the solver sees; sets ``basis_``, ``basis_indices_`` and ``gamma_``."""
-        if self.n_basis is not None:
-            kern, _ = self._fit_kernel_basis(X, y_basis)
-            return reduced_design(kern, X, self.basis_)
-        self._check_full_kernel(X.shape[0])
-        if self.kernel == "linear":  # the linear SSVM, in the primal on X itself
-            self.basis_ = self.basis_indices_ = self.gamma_ = None
-            return X
-        kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0, self.memory_budget, X)
-        self.basis_, self.basis_indices_ = X.copy(), np.arange(X.shape[0])
-        self.gamma_ = kern.gamma
-        return reduced_design(kern, X, self.basis_)
+    def _design(self, X, y_basis, k=1):
+        """The features the solver sees (stored, or blocks recomputed at every pass, as the
+        memory plan allows: :mod:`sparsekernel.svm._memory`) for k problems; sets
+        ``basis_``, ``basis_indices_`` and ``gamma_``."""
+        n, itemsize = X.shape[0], np.result_type(X.dtype, np.float32).itemsize
+        budget = Budget(self)
 
-    def _check_full_kernel(self, n):
-        """``n_basis=None``: no other basis was asked for, and the Newton system fits."""
-        name = type(self).__name__
+        def plan(m, stored=False):
+            return reduced_plan(budget, self, n, m, k, itemsize, stored)
+
+        if self.n_basis is not None:
+            m_max = budget.check_n_basis(self.n_basis, n, plan)
+            kern, _ = self._fit_kernel_basis(X, y_basis, m_max)
+        else:
+            self._check_full_kernel()
+            if self.kernel == "linear":  # the linear SSVM, in the primal on X itself
+                self.basis_ = self.basis_indices_ = self.gamma_ = None
+                return X
+            plan(n).require(f"n_basis=None is the full {self.kernel!r} kernel on all n={n} "
+                            "rows: use the reduced estimator (n_basis << n, e.g. 'auto') or "
+                            "raise memory_budget")
+            kern = make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
+                               self.memory_budget, X)
+            self.basis_, self.basis_indices_ = X.copy(), np.arange(n)
+            self.gamma_ = kern.gamma
+        store = plan(self.basis_.shape[0], stored=True).fits()
+        kern.memory_budget = int(budget.kernel)  # the blocks' share of the budget
+        return reduced_design(kern, X, self.basis_, store=store)
+
+    def _check_full_kernel(self):
+        """``n_basis=None``: no other basis was asked for."""
         if not (isinstance(self.basis, str) and self.basis == "random"):
             raise ValueError(
-                f"{name} with n_basis=None uses every training row as a basis function, so "
-                f"basis={self.basis!r} would not be used; pass n_basis (an int, a fraction "
-                "or 'auto') to choose the basis with it."
+                f"{type(self).__name__} with n_basis=None uses every training row as a basis "
+                f"function, so basis={self.basis!r} would not be used; pass n_basis (an int, "
+                "a fraction or 'auto') to choose the basis with it."
             )
-        hessian_bytes = 8 * (n + 1) ** 2
-        budget = parse_memory_budget(self.memory_budget)
-        if self.kernel != "linear" and hessian_bytes > budget:
-            raise ValueError(
-                f"{name} with n_basis=None (the full {self.kernel!r} kernel) needs an "
-                f"(n+1)x(n+1) Newton system: {format_bytes(hessian_bytes)} for n={n}, "
-                f"above memory_budget={format_bytes(budget)}. Use the reduced estimator "
-                "(n_basis << n, e.g. 'auto') or raise memory_budget."
-            )
+
+    def _joint_newton(self):
+        """Whether the loss is the exact squared hinge, which newton_ovr solves for every
+        column of the targets at once (on stored features)."""
+        loss = self._loss()
+        return isinstance(loss, SquaredSmoothHinge) and np.isinf(loss.alpha)
 
     def _solve(self, F, Y, sample_weight, labels=None):
         """Every column of Y at once by exact Newton when F is stored and the loss is the
         exact squared hinge; else Newton-Armijo per column."""
         loss, k = self._loss(), Y.shape[1]
-        if (isinstance(F, np.ndarray) and isinstance(loss, SquaredSmoothHinge)
-                and np.isinf(loss.alpha)):
-            fit = solve_squared_hinge(self, F, Y, sample_weight, labels)
+        budget, (n, m) = Budget(self), F.shape
+        if isinstance(F, np.ndarray) and self._joint_newton():
+            fit = solve_squared_hinge(self, F, Y, sample_weight, labels, budget)
             self.coef_, self.intercept_, self.n_iter_, self.objective_ = fit
             return
 
         def solve(j, callback):
             return newton_armijo(F, np.ascontiguousarray(Y[:, j]), loss, C=self.C,
                                  sample_weight=sample_weight, tol=self.tol,
-                                 max_iter=self.max_iter, callback=callback)
+                                 max_iter=self.max_iter,
+                                 presolve_rows=presolve_rows(n, m, budget),
+                                 gather_bytes=budget.gather(m), callback=callback)
 
         results = self._solve_each(k, solve, labels)
         self.coef_, self.intercept_ = np.zeros((k, F.shape[1])), np.zeros(k)
@@ -108,9 +122,11 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
             self.n_iter_[j], self.objective_[j] = res.n_iter, res.objective
 
 
-def solve_squared_hinge(est, F, Y, sample_weight, labels):
+def solve_squared_hinge(est, F, Y, sample_weight, labels, budget):
     """All one-vs-rest squared-hinge problems of ``est`` on stored features F, jointly
-    (:func:`~sparsekernel.solvers.newton_ovr.newton_ovr`, on the planned threads).
+    (:func:`~sparsekernel.solvers.newton_ovr.newton_ovr`, on the planned threads), with the
+    solver's buffers and kept Hessians sized from the fit's ``budget``
+    (:class:`~sparsekernel.svm._memory.Budget`).
 
     Returns ``(coef (k, m), intercept (k,), n_iter (k,), objective (k,))``.
     """
@@ -125,7 +141,8 @@ def solve_squared_hinge(est, F, Y, sample_weight, labels):
                 log(info)
 
         results = newton_ovr(F, Y, C=est.C, sample_weight=sample_weight, tol=est.tol,
-                             max_iter=est.max_iter, callback=report)
+                             max_iter=est.max_iter, hessian_bytes=budget.hessians,
+                             gather_bytes=budget.gather(F.shape[1]), callback=report)
         for _ in range(k - progress.n_done):  # those stopped unconverged end here
             progress.done()
     for label, res in zip(labels or [None] * k, results, strict=True):

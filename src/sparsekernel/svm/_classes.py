@@ -112,7 +112,7 @@ class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
 
     def fit(self, X, y, sample_weight=None):
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
-        self._solve(self._design(X, y_enc), Y, sw, self._problem_labels)
+        self._solve(self._design(X, y_enc, Y.shape[1]), Y, sw, self._problem_labels)
         return self
 
     fit.__doc__ = _FIT_DOC.format(y="Class labels of any type scikit-learn accepts.")

@@ -37,18 +37,18 @@ from ..base import (
     SparseKernelEstimator,
 )
 from ..features._nystrom import NystromMapMixin
-from ..kernels._functions import working_dtype
 from ..solvers import SelectiveBlockMinimization, dual_cd
 from ..utils import (
     Interval,
     Options,
     SolverProgress,
     constraints,
+    largest_within,
     log_line,
-    parse_memory_budget,
     seed_from,
 )
 from ._base import solve_squared_hinge
+from ._memory import MIN_CHUNK, Budget, lowrank_plan
 
 __all__ = ["LowRankSVC"]
 
@@ -68,10 +68,12 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
 
     Objective and its exact identity with the reduced SVM with RKHS regularizer
     (Proposition 2): module docstring. The k = ``n_basis`` landmarks are k-means centres by
-    default (the paper's choice). ``fit`` stores the n x r features when they fit
-    ``memory_budget`` and solves each one-vs-rest problem by dual coordinate descent to
-    ``tol``; otherwise (and in ``fit_stream`` / ``partial_fit``) it runs selective block
-    minimization over chunks of ``chunk_size`` rows with a retained cache of the rows
+    default (the paper's choice). ``fit`` stores the n x r features when they and the solver
+    fit ``memory_budget`` (:mod:`sparsekernel.svm._memory`) and solves every one-vs-rest
+    problem together by exact Newton (squared hinge) or each by dual coordinate descent
+    (hinge); otherwise (and in ``fit_stream`` / ``partial_fit``) it runs selective block
+    minimization over chunks of at most ``chunk_size`` rows (fewer when the budget requires)
+    with a retained cache of the rows
     nearest the margin; rows let go keep their exact squared-hinge loss as an m x m summary
     with their active set frozen (``solvers.SelectiveBlockMinimization``, forget='summary'),
     so memory is O((chunk_size + cache) * m + m^2), never O(n * m), and one pass lands close
@@ -91,8 +93,10 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     n_passes : int, default=1
         Passes over the data in block minimization (the paper uses one).
     chunk_size : int, default=20000
-        Rows per block when arrays are streamed (the paper's 20,000); the cache holds at most
-        as many rows. An iterable of chunks keeps its own chunking.
+        Rows per block when arrays are streamed (the paper's 20,000), or fewer when
+        ``memory_budget`` allows fewer; the cache holds at most as many rows. An iterable of
+        chunks keeps its own chunking: ``fit_stream`` and ``partial_fit`` take the caller's
+        chunks as they come, so only ``fit`` plans its memory against the budget.
     drop_fraction : float, default=0.75
         Fraction of the non-support rows of a block that are not retained (the paper's p).
     whitening : {'cholesky', 'eigh'}, default='cholesky'
@@ -191,18 +195,29 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         self.__dict__.pop("_sbm", None)
         self.__dict__.pop("n_rows_seen_", None)
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
-        fmap = self._fit_map(X, y_enc, self.whitening)
-        nbytes = X.shape[0] * fmap.n_components * working_dtype(X, fmap.Z).itemsize
-        if nbytes <= parse_memory_budget(self.memory_budget):
-            self._solve_in_memory(fmap.transform(X), Y, sw)
-        else:
-            self._stream_fit(lambda: _row_chunks(self.chunk_size, X, Y, sw), fmap)
+        (n, k), budget = Y.shape, Budget(self)
+        itemsize = np.result_type(X.dtype, np.float32).itemsize
+        smallest = min(MIN_CHUNK, self.chunk_size, n)
+
+        def plan(m, chunk=None):
+            return lowrank_plan(budget, self, n, m, k, itemsize, chunk)
+
+        m_max = budget.check_n_basis(self.n_basis, n, lambda m: plan(m, smallest))
+        fmap = self._fit_map(X, y_enc, self.whitening, m_max)
+        fmap.kernel.memory_budget = int(budget.kernel)  # the blocks' share of the budget
+        m = fmap.n_components
+        if plan(m).fits():
+            self._solve_in_memory(fmap.transform(X), Y, sw, budget)
+        else:  # stream chunks of as many rows as fit (at most chunk_size)
+            rows = largest_within(lambda c: plan(m, c).total, budget.bytes, smallest,
+                                  max(smallest, min(self.chunk_size, n))) or smallest
+            self._stream_fit(lambda: _row_chunks(rows, X, Y, sw), fmap, rows)
         return self
 
-    def _solve_in_memory(self, F, Y, sw):
+    def _solve_in_memory(self, F, Y, sw, budget):
         if self.loss == "squared_hinge":
             self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
-                self, F, Y, sw, self._problem_labels)
+                self, F, Y, sw, self._problem_labels, budget)
             return
         k = Y.shape[1]
         rng = np.random.default_rng(seed_from(self.random_state))
@@ -220,16 +235,17 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
                                                                   res.n_iter)
 
     # -------------------------------------------------------------- streams
-    def _new_solver(self, fmap):
+    def _new_solver(self, fmap, cache_size=None):
         return SelectiveBlockMinimization(
             fmap.n_components, self._n_problems, self.C, self.loss,
-            cache_size=self.chunk_size, drop_fraction=self.drop_fraction, tol=self.tol,
-            max_iter=self.max_iter, store=self.n_passes > 1,
+            cache_size=cache_size or self.chunk_size, drop_fraction=self.drop_fraction,
+            tol=self.tol, max_iter=self.max_iter, store=self.n_passes > 1,
             random_state=seed_from(self.random_state))
 
-    def _stream_fit(self, make_chunks, fmap):
-        """Block minimization over ``n_passes`` passes of ``make_chunks()`` -> (X, Y, sw)."""
-        sbm = self._new_solver(fmap)
+    def _stream_fit(self, make_chunks, fmap, cache_size=None):
+        """Block minimization over ``n_passes`` passes of ``make_chunks()`` -> (X, Y, sw),
+        retaining at most ``cache_size`` rows (default ``chunk_size``) between chunks."""
+        sbm = self._new_solver(fmap, cache_size)
         with SolverProgress(self.verbose, self.n_passes, type(self).__name__, task="stream",
                             unit="pass", step="chunk") as progress:
             report = progress.callback(None)

@@ -1,0 +1,110 @@
+"""Memory plans of the SVM family's fits: what each path allocates beyond X, from one budget.
+
+``memory_budget`` caps what a fit allocates beyond its input (X, y, sample_weight): the
+targets and working vectors, the m x m systems, the stored features or the chunks of a
+streamed fit, and the kernel blocks. A fit plans before it allocates:
+
+1. ``n_basis='auto'`` is lowered to the largest m whose cheapest path fits the budget;
+2. an explicit ``n_basis`` whose cheapest path does not fit raises
+   :class:`~sparsekernel.utils.MemoryBudgetError` with the estimate, before the basis is
+   chosen;
+3. the features are stored when the stored path fits; otherwise ReducedSVC recomputes them
+   block by block at every pass and LowRankSVC streams chunks of as many rows as fit.
+
+The figures are upper estimates of each solver's peak (its ``*_bytes`` function), checked
+against tracemalloc's peak in ``tests/test_memory_budget.py``. BLAS's own thread buffers (a
+few MiB, allocated once per process) and the interpreter are outside the budget.
+"""
+
+from __future__ import annotations
+
+from ..basis import resolve_n_basis
+from ..features._nystrom import nystrom_map_bytes
+from ..kernels._blocks import CACHE_BLOCK_BYTES
+from ..solvers import block_minimization_bytes, newton_armijo_bytes
+from ..solvers.newton_ovr import newton_ovr_bytes
+from ..utils import MemoryPlan, largest_within, parse_memory_budget
+from ..utils._threads import planned_threads
+
+__all__ = ["MIN_CHUNK", "Budget"]
+
+#: Rows of the smallest chunk a streamed LowRankSVC fit is planned with.
+MIN_CHUNK = 256
+#: Largest buffer of gathered rows a Newton solver gets (more is no faster).
+_MAX_GATHER = 32 * 2**20
+
+
+class Budget:
+    """One fit's budget and its shares: kernel blocks, gather buffers, kept Hessians.
+
+    Parameters
+    ----------
+    estimator : estimator with ``memory_budget``
+    """
+
+    def __init__(self, estimator):
+        self.owner = type(estimator).__name__
+        self.bytes = parse_memory_budget(estimator.memory_budget)
+        self.threads = planned_threads()
+        # Kernel blocks are capped near CACHE_BLOCK_BYTES of output each (plan_block_rows);
+        # a block's temporaries are about three outputs, one block per thread in flight.
+        self.kernel = min(self.bytes / 8, 3.0 * self.threads * CACHE_BLOCK_BYTES)
+        self.hessians = self.bytes / 4
+
+    def gather(self, m):
+        """Bytes of one gather buffer of a Newton solver on m features."""
+        return min(_MAX_GATHER, max(self.bytes / 16, 64.0 * 8 * (m + 1)))
+
+    def plan(self, **parts):
+        """A :class:`~sparsekernel.utils.MemoryPlan` of this fit with the kernel share."""
+        return MemoryPlan(self.owner, self.bytes, kernel_blocks=self.kernel, **parts)
+
+    def largest_m(self, cost, n):
+        """Largest m in [1, n] whose cheapest plan ``cost(m)`` fits (None if even 1 fails)."""
+        return largest_within(lambda m: cost(m).total, self.bytes, 1, n)
+
+    def check_n_basis(self, n_basis, n, cost):
+        """The cap on m: for 'auto' the largest m that fits; for an explicit n_basis, raise
+        :class:`~sparsekernel.utils.MemoryBudgetError` (with the estimate) unless it fits."""
+        if not (isinstance(n_basis, str) and n_basis == "auto"):
+            m = resolve_n_basis(n_basis, n)
+            cost(m).require(f"n_basis={n_basis!r} is too many basis functions for this budget: "
+                            "lower n_basis, or raise memory_budget (float('inf') for no cap)")
+            return None
+        m_max = self.largest_m(cost, n)
+        if m_max is None:
+            cost(1).require("raise memory_budget (float('inf') for no cap)")
+        return m_max
+
+
+def lowrank_plan(budget, est, n, m, k, itemsize, chunk=None):
+    """LowRankSVC: stored features and the joint Newton solver (``chunk=None``), or block
+    minimization over chunks of ``chunk`` rows."""
+    common = {"targets": 8.0 * n * (k + 1), "m_x_m_matrices": nystrom_map_bytes(m)}
+    if chunk is None:
+        if est.loss == "squared_hinge":
+            solver = newton_ovr_bytes(n, m, k, budget.threads, budget.hessians,
+                                      budget.gather(m))
+        else:  # dual coordinate descent: duals, margins and a contiguous target column
+            solver = 8.0 * n * 4
+        return budget.plan(features=float(n) * m * itemsize, solver=solver, **common)
+    return budget.plan(chunks=block_minimization_bytes(chunk, m, k, n if est.n_passes > 1
+                                                       else 0), **common)
+
+
+def reduced_plan(budget, est, n, m, k, itemsize, stored):
+    """ReducedSVC/SVR: K(X, Z) stored (``stored=True``) or recomputed in blocks."""
+    gather = budget.gather(m)
+    if stored and est._joint_newton():
+        solver = newton_ovr_bytes(n, m, k, budget.threads, budget.hessians, gather)
+    else:
+        solver = newton_armijo_bytes(n, m, gather, presolve_rows(n, m, budget))
+    features = float(n) * m * itemsize if stored else 0.0
+    return budget.plan(targets=8.0 * n * (k + 1), features=features, solver=solver)
+
+
+def presolve_rows(n, m, budget):
+    """Rows of newton_armijo's presolve: its 'auto' size, or None (no presolve) when those
+    rows of K(X, Z), held at once, would take more than an eighth of the budget."""
+    rows = max(10000, 20 * (m + 1))
+    return rows if 8.0 * rows * (m + 1) <= budget.bytes / 8 else None

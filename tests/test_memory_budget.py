@@ -1,0 +1,111 @@
+"""memory_budget is a cap: the traced peak of a fit stays within it, or the fit refuses early.
+
+tracemalloc sees every NumPy allocation, so its peak during a fit is what the library
+allocated beyond the input (BLAS's own thread buffers and the interpreter are not traced and
+not in the budget).
+"""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from sparsekernel import LowRankSVC, ReducedSVC, ReducedSVR
+from sparsekernel.utils import MemoryBudgetError, MemoryPlan, largest_within
+
+MiB = 2**20
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12000, 10))
+    y = (np.arctan2(X[:, 1], X[:, 0]) // (2 * np.pi / 3)).astype(int) + 2  # three sectors
+    return X, y
+
+
+def traced_peak(fit, warm=True):
+    """Bytes allocated at the peak of ``fit()`` beyond what was live before it; ``warm`` runs
+    it once untraced first, so that first-use imports and compilation are not counted."""
+    if warm:
+        fit()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        result = fit()
+        return result, tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+def test_plan_names_its_parts_and_refuses_above_the_budget():
+    plan = MemoryPlan("ReducedSVC", 100 * MiB, features=80 * MiB, solver=30 * MiB)
+    assert plan.total == 110 * MiB and not plan.fits()
+    with pytest.raises(MemoryBudgetError, match=r"ReducedSVC needs about 110 MiB \(features "
+                       r"80 MiB, solver 30 MiB\).*memory_budget=100 MiB; lower n_basis"):
+        plan.require("lower n_basis")
+    assert MemoryPlan("x", 100, a=60, b=40).require("-").fits()
+
+
+def test_largest_within_is_the_last_value_under_the_budget():
+    assert largest_within(lambda m: m * m, 1000, 1, 100) == 31  # 31^2 = 961, 32^2 = 1024
+    assert largest_within(lambda m: m, 1000, 1, 50) == 50
+    assert largest_within(lambda m: m + 2000, 1000, 1, 50) is None
+
+
+# (estimator, budget, streamed): each row exercises another path of the plan.
+CASES = [
+    (LowRankSVC(n_basis=400, random_state=0), 96 * MiB, False),  # stored, joint Newton
+    (LowRankSVC(n_basis=400, random_state=0), 32 * MiB, True),  # streamed chunks
+    (LowRankSVC(n_basis=400, loss="hinge", random_state=0), 64 * MiB, False),
+    (ReducedSVC(n_basis=400, random_state=0), 80 * MiB, None),  # stored K(X, Z)
+    (ReducedSVC(n_basis=400, random_state=0), 16 * MiB, None),  # K(X, Z) in blocks
+    (ReducedSVR(n_basis=300, random_state=0), 12 * MiB, None),
+]
+
+
+@pytest.mark.parametrize(("est", "budget", "streamed"), CASES,
+                         ids=[f"{type(e).__name__}-{b // MiB}MiB-{i}"
+                              for i, (e, b, _) in enumerate(CASES)])
+def test_fit_stays_within_the_budget(data, est, budget, streamed):
+    X, y = data
+    target = y if type(est).__name__.endswith("SVC") else X[:, 0] * X[:, 1]
+    est = est.set_params(memory_budget=budget)
+    model, peak = traced_peak(lambda: est.fit(X, target))
+    assert peak <= 1.1 * budget, f"peak {peak / MiB:.1f} MiB over {budget / MiB:.0f} MiB"
+    assert model.score(X[:2000], target[:2000]) > 0.8  # and still the model it should be
+    if streamed is not None:  # only a streamed fit keeps block-minimization state
+        assert hasattr(model, "n_rows_seen_") == streamed
+
+
+def test_auto_lowers_n_basis_to_fit_the_budget(data):
+    X, y = data
+    free = ReducedSVC(random_state=0).fit(X, y)
+    tight, peak = traced_peak(lambda: ReducedSVC(random_state=0, memory_budget=6 * MiB)
+                              .fit(X, y))
+    assert tight.basis_.shape[0] < free.basis_.shape[0]
+    assert peak <= 1.1 * 6 * MiB
+
+
+@pytest.mark.parametrize("Est", [LowRankSVC, ReducedSVC])
+def test_explicit_n_basis_above_the_budget_is_refused_before_allocating(data, Est):
+    X, y = data
+    est = Est(n_basis=6000, memory_budget="64MB")
+    with pytest.raises(MemoryBudgetError, match=r"needs about .* m x m matrices|needs about .*"
+                       r"solver.*above memory_budget=64 MiB; n_basis=6000 is too many"):
+        _, peak = traced_peak(lambda: est.fit(X, y), warm=False)
+    assert not hasattr(est, "basis_")  # refused before the basis was chosen
+
+
+def test_exact_machine_above_the_budget_names_the_reduced_estimator(data):
+    X, y = data
+    with pytest.raises(MemoryBudgetError, match="n_basis=None is the full 'rbf' kernel on all "
+                       "n=12000 rows: use the reduced estimator"):
+        ReducedSVC(n_basis=None, memory_budget="256MB").fit(X, y)
+
+
+def test_no_cap_keeps_the_requested_basis(data):
+    X, y = data
+    model = LowRankSVC(n_basis=1000, memory_budget=float("inf"), random_state=0).fit(X, y)
+    assert model.basis_.shape[0] == 1000 and not hasattr(model, "n_rows_seen_")
