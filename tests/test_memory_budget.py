@@ -109,3 +109,14 @@ def test_no_cap_keeps_the_requested_basis(data):
     X, y = data
     model = LowRankSVC(n_basis=1000, memory_budget=float("inf"), random_state=0).fit(X, y)
     assert model.basis_.shape[0] == 1000 and not hasattr(model, "n_rows_seen_")
+
+
+def test_auto_keeps_the_stored_path_when_it_allows_a_basis_in_range(data):
+    # 'auto' chooses m in [4 sqrt(n), 10 sqrt(n)] = [439, 1096] here; at 96 MiB the stored
+    # features fit for m around 500, so 'auto' stays on the (faster) stored path rather than
+    # streaming more basis functions.
+    X, y = data
+    model, peak = traced_peak(lambda: LowRankSVC(random_state=0, memory_budget=96 * MiB)
+                              .fit(X, y))
+    assert not hasattr(model, "n_rows_seen_") and model.basis_.shape[0] >= 439
+    assert peak <= 1.1 * 96 * MiB

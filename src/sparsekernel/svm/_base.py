@@ -64,7 +64,8 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
             return reduced_plan(budget, self, n, m, k, itemsize, stored)
 
         if self.n_basis is not None:
-            m_max = budget.check_n_basis(self.n_basis, n, plan)
+            m_max = budget.check_n_basis(self.n_basis, n, plan,
+                                         lambda m: plan(m, stored=True))
             kern, _ = self._fit_kernel_basis(X, y_basis, m_max)
         else:
             self._check_full_kernel()

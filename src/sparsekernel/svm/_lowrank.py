@@ -202,7 +202,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         def plan(m, chunk=None):
             return lowrank_plan(budget, self, n, m, k, itemsize, chunk)
 
-        m_max = budget.check_n_basis(self.n_basis, n, lambda m: plan(m, smallest))
+        m_max = budget.check_n_basis(self.n_basis, n, lambda m: plan(m, smallest), plan)
         fmap = self._fit_map(X, y_enc, self.whitening, m_max)
         fmap.kernel.memory_budget = int(budget.kernel)  # the blocks' share of the budget
         m = fmap.n_components

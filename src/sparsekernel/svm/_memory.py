@@ -4,7 +4,9 @@
 targets and working vectors, the m x m systems, the stored features or the chunks of a
 streamed fit, and the kernel blocks. A fit plans before it allocates:
 
-1. ``n_basis='auto'`` is lowered to the largest m whose cheapest path fits the budget;
+1. ``n_basis='auto'`` is lowered to the largest m whose stored path fits the budget when that
+   m is still in the range 'auto' chooses from (the stored path is several times faster),
+   else to the largest m whose cheapest path fits;
 2. an explicit ``n_basis`` whose cheapest path does not fit raises
    :class:`~sparsekernel.utils.MemoryBudgetError` with the estimate, before the basis is
    chosen;
@@ -19,6 +21,7 @@ few MiB, allocated once per process) and the interpreter are outside the budget.
 from __future__ import annotations
 
 from ..basis import resolve_n_basis
+from ..basis._base import auto_bounds
 from ..features._nystrom import nystrom_map_bytes
 from ..kernels._blocks import CACHE_BLOCK_BYTES
 from ..solvers import block_minimization_bytes, newton_armijo_bytes
@@ -63,14 +66,21 @@ class Budget:
         """Largest m in [1, n] whose cheapest plan ``cost(m)`` fits (None if even 1 fails)."""
         return largest_within(lambda m: cost(m).total, self.bytes, 1, n)
 
-    def check_n_basis(self, n_basis, n, cost):
-        """The cap on m: for 'auto' the largest m that fits; for an explicit n_basis, raise
-        :class:`~sparsekernel.utils.MemoryBudgetError` (with the estimate) unless it fits."""
+    def check_n_basis(self, n_basis, n, cost, stored_cost):
+        """The cap on m: for an explicit n_basis None, after raising
+        :class:`~sparsekernel.utils.MemoryBudgetError` (with the estimate) unless its
+        cheapest plan ``cost`` fits; for 'auto' the largest m whose stored plan
+        ``stored_cost`` fits (stored features are solved several times faster than blocks or
+        chunks) when that m is within the range 'auto' chooses from, else the largest m
+        whose cheapest plan fits."""
         if not (isinstance(n_basis, str) and n_basis == "auto"):
             m = resolve_n_basis(n_basis, n)
             cost(m).require(f"n_basis={n_basis!r} is too many basis functions for this budget: "
                             "lower n_basis, or raise memory_budget (float('inf') for no cap)")
             return None
+        m_stored = self.largest_m(stored_cost, n)
+        if m_stored is not None and m_stored >= auto_bounds(n)[0]:
+            return m_stored
         m_max = self.largest_m(cost, n)
         if m_max is None:
             cost(1).require("raise memory_budget (float('inf') for no cap)")
