@@ -140,3 +140,14 @@ def test_suite_benchmark_smoke_run(tmp_path):
     md = (tmp_path / "suite_nosearch_max300.md").read_text()
     assert "| dna | 300 | 3 | LowRankSVC |" in md
     assert (tmp_path / "suite_nosearch_max300.png").stat().st_size > 0
+
+
+def test_memory_benchmark_runs_every_estimator_within_each_budget(tmp_path):
+    subprocess.run([sys.executable, str(BENCH / "bench_memory.py"), "--rows", "20000",
+                    "--n-basis", "100", "--budgets", "16MB", "--max-iter", "2", "--out",
+                    str(tmp_path)], check=True, capture_output=True, timeout=600)
+    result = json.loads((tmp_path / "memory_budget.json").read_text())
+    rows = result["rows"]
+    assert [r["estimator"] for r in rows] == ["ReducedSVC", "LowRankSVC"]
+    assert all("error" not in r and r["n_basis"] == 100 for r in rows)
+    assert "extra RSS MiB" in (tmp_path / "memory_budget.md").read_text()
