@@ -92,10 +92,8 @@ def logistic_newton(F, y, C=1.0, sample_weight=None, tol=1e-6, max_iter=100, cal
     """
     problem = _Problem(F, y, C, sample_weight)
     with blas_threads(1):
-        if problem.p <= _EXACT_MAX:
-            Z, info = _newton(problem, tol, max_iter, callback)
-        else:
-            Z, info = _newton_pcg(problem, tol, max_iter, callback)
+        direction = _exact_direction if problem.p <= _EXACT_MAX else _cg_direction
+        Z, info = _newton(problem, tol, max_iter, callback, direction)
     return problem.result(Z, tol, *info)
 
 
@@ -202,8 +200,9 @@ def _targets(y, n):
     return (y[:, None] == np.arange(k)).astype(np.float64)
 
 
-def _newton(problem, tol, max_iter, callback):
-    """Exact-Hessian Newton with backtracking; returns (Z, info for ``result``)."""
+def _newton(problem, tol, max_iter, callback, direction):
+    """Newton with backtracking, the step from ``direction(problem, P, grad, rel)`` (exact or
+    by conjugate gradients); returns (Z, info for ``result``)."""
     Z = np.zeros((problem.m + 1, problem.q))
     G = problem.logits(Z)
     obj = problem.objective(Z, G)
@@ -219,16 +218,33 @@ def _newton(problem, tol, max_iter, callback):
             break
         if it == max_iter:
             break
-        D = spd_solve(problem.hessian(P), -grad.T.ravel())[0].reshape(problem.q, -1).T
+        D, extra = direction(problem, P, grad, gnorm / scale)
         step = _backtrack(problem, Z, G, obj, grad, D)
         if step is None:
             status = "line_search"
             break
         Z, G, obj, t = step
-        history.append({"n_iter": it + 1, "objective": obj, "grad_norm": gnorm, "step": t})
+        history.append({"n_iter": it + 1, "objective": obj, "grad_norm": gnorm, "step": t,
+                        **extra})
         if callback is not None:
             callback(history[-1])
     return Z, (len(history), status == "converged", status, gnorm, scale, history)
+
+
+def _exact_direction(problem, P, grad, rel):
+    """The Newton step from the exact Hessian, by one Cholesky factorization."""
+    return spd_solve(problem.hessian(P), -grad.T.ravel())[0].reshape(problem.q, -1).T, {}
+
+
+def _cg_direction(problem, P, grad, rel):
+    """The Newton step by preconditioned CG on Hessian-vector products (no p x p matrix), to
+    the relative residual min(0.5, sqrt(rel)) (rel: the gradient relative to its value at
+    zero): superlinear convergence near the solution without solving early steps more
+    exactly than they are worth."""
+    D, n_cg = _pcg(functools.partial(problem.hessian_times, P), -grad,
+                   _KroneckerPreconditioner(problem, P), min(0.5, float(np.sqrt(rel))),
+                   _MAX_CG)
+    return D, {"cg_steps": n_cg}
 
 
 def _backtrack(problem, Z, G, obj, grad, D):
@@ -313,39 +329,3 @@ def _pcg(hessp, b, precond, rtol, maxiter):
         d = z + (rz_new / rz) * d
         rz = rz_new
     return x, maxiter
-
-
-def _newton_pcg(problem, tol, max_iter, callback):
-    """Inexact Newton: the step from preconditioned CG on Hessian-vector products (no p x p
-    matrix), solved to a relative residual that tightens as the gradient falls, then an
-    Armijo line search; returns (Z, info for ``result``)."""
-    Z = np.zeros((problem.m + 1, problem.q))
-    G = problem.logits(Z)
-    obj = problem.objective(Z, G)
-    history, scale, status = [], None, "max_iter"
-    for it in range(max_iter + 1):
-        P, R = problem.residual(G)
-        grad = problem.gradient(Z, R)
-        gnorm = float(np.abs(grad).max())
-        check_finite("logistic_newton", it, objective=obj, gradient_norm=gnorm)
-        scale = max(1.0, gnorm) if scale is None else scale
-        if gnorm <= tol * scale:
-            status = "converged"
-            break
-        if it == max_iter:
-            break
-        # Forcing term min(0.5, sqrt(relative gradient)): superlinear convergence near the
-        # solution without solving early steps more exactly than they are worth.
-        rtol = min(0.5, float(np.sqrt(gnorm / scale)))
-        D, n_cg = _pcg(functools.partial(problem.hessian_times, P), -grad,
-                       _KroneckerPreconditioner(problem, P), rtol, _MAX_CG)
-        step = _backtrack(problem, Z, G, obj, grad, D)
-        if step is None:
-            status = "line_search"
-            break
-        Z, G, obj, t = step
-        history.append({"n_iter": it + 1, "objective": obj, "grad_norm": gnorm, "step": t,
-                        "cg_steps": n_cg})
-        if callback is not None:
-            callback(history[-1])
-    return Z, (len(history), status == "converged", status, gnorm, scale, history)
