@@ -45,12 +45,13 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from scipy.special import expit, log_expit, logsumexp, softmax
 
 from ..utils._threads import blas_threads, map_threads, planned_threads, row_slices
 from ._parallel import matmul, rmatmul
 from ._result import SolverResult, check_finite
-from ._spd import spd_solve
+from ._spd import spd_cholesky, spd_solve
 
 __all__ = ["logistic_newton"]
 
@@ -206,7 +207,7 @@ def _targets(y, n):
 
 
 def _newton(problem, tol, max_iter, callback, direction):
-    """Newton with backtracking, the step from ``direction(problem, P, grad, rel)`` (exact or
+    """Newton with backtracking, the step from ``direction(problem, P, grad, rel, goal)`` (exact or
     by conjugate gradients); returns (Z, info for ``result``)."""
     Z = np.zeros((problem.m + 1, problem.q))
     G = problem.logits(Z)
@@ -223,7 +224,7 @@ def _newton(problem, tol, max_iter, callback, direction):
             break
         if it == max_iter:
             break
-        D, extra = direction(problem, P, grad, gnorm / scale)
+        D, extra = direction(problem, P, grad, gnorm / scale, tol * scale)
         step = _backtrack(problem, Z, G, obj, grad, D)
         if step is None:
             status = "line_search"
@@ -236,19 +237,21 @@ def _newton(problem, tol, max_iter, callback, direction):
     return Z, (len(history), status == "converged", status, gnorm, scale, history)
 
 
-def _exact_direction(problem, P, grad, rel):
+def _exact_direction(problem, P, grad, rel, goal):
     """The Newton step from the exact Hessian, by one Cholesky factorization."""
     return spd_solve(problem.hessian(P), -grad.T.ravel())[0].reshape(problem.q, -1).T, {}
 
 
-def _cg_direction(problem, P, grad, rel):
+def _cg_direction(problem, P, grad, rel, goal):
     """The Newton step by preconditioned CG on Hessian-vector products (no p x p matrix), to
     the relative residual min(0.5, sqrt(rel)) (rel: the gradient relative to its value at
     zero): superlinear convergence near the solution without solving early steps more
-    exactly than they are worth."""
+    exactly than they are worth. CG also stops once its residual, the gradient the step
+    leaves to first order, is below half the stopping threshold ``goal`` in every entry: the
+    last step need not be solved further than that."""
     D, n_cg = _pcg(functools.partial(problem.hessian_times, P), -grad,
                    _KroneckerPreconditioner(problem, P), min(0.5, float(np.sqrt(rel))),
-                   _MAX_CG)
+                   0.5 * goal, _MAX_CG)
     return D, {"cg_steps": n_cg}
 
 
@@ -274,27 +277,39 @@ class _KroneckerPreconditioner:
     problem). Replacing it by cs_i c_i B, with B = I/q - 1 1^T/q^2 its value at uniform
     probabilities and c_i = (1 - ||p_i||^2) q / (q - 1) matching its trace, gives
     I + A (x) B with A = [F 1]^T diag(cs c) [F 1]: exact at Z = 0 (and for the binary
-    problem always), and inverted through the eigenvectors of A ((m+1)^2, once per Newton
-    step) and of B (q^2). Applying it costs two (m+1)^2 q products.
+    problem always). B is 0 on the all-ones vector and 1/q on its complement, so on a
+    direction D of shape (m + 1, q) the matrix acts as D + A D B: it leaves the row means of
+    D alone and multiplies the rest by I + A/q. One Cholesky factor of that (m+1)^2 matrix,
+    once per Newton step, inverts it; applying it costs two triangular solves with q columns.
     """
 
     def __init__(self, problem, P):
         q = problem.q
         if problem.binary:
-            w, (self.mu, self.V) = P[:, 0] * (1.0 - P[:, 0]), (np.ones(1), np.ones((1, 1)))
+            w, shrink = P[:, 0] * (1.0 - P[:, 0]), 1.0
         else:
-            w = (1.0 - np.einsum("ij,ij->i", P, P)) * q / (q - 1)
-            self.mu, self.V = np.linalg.eigh(np.eye(q) / q - 1.0 / q**2)
-        self.lam, self.U = np.linalg.eigh(_weighted_gram(problem, problem.cs * w))
-        self.denom = 1.0 + np.clip(self.lam, 0.0, None)[:, None] * np.clip(self.mu, 0.0, None)
+            w, shrink = (1.0 - np.einsum("ij,ij->i", P, P)) * q / (q - 1), 1.0 / q
+        A = _weighted_gram(problem, problem.cs * w)
+        A *= shrink
+        A[np.diag_indices_from(A)] += 1.0
+        self.binary, self.L = problem.binary, spd_cholesky(A)[0]
+
+    def _solve(self, R):
+        return solve_triangular(self.L, solve_triangular(self.L, R, lower=True,
+                                check_finite=False), lower=True, trans="T", check_finite=False)
 
     def __call__(self, R):
-        return self.U @ ((self.U.T @ R @ self.V) / self.denom) @ self.V.T
+        if self.binary:
+            return self._solve(R)
+        mean = R.mean(axis=1, keepdims=True)
+        return mean + self._solve(R - mean)
 
 
 def _weighted_gram(problem, w):
-    """[F 1]^T diag(w) [F 1] (float64), row slices on the planned threads, in chunks."""
-    F, m = problem.F, problem.m
+    """[F 1]^T diag(w) [F 1] (float64) on the curvature features (float32 on the CG path:
+    the preconditioner needs no more), row slices on the planned threads. NumPy's product,
+    not SciPy's ``syrk``: SciPy's OpenBLAS build ran concurrent calls one at a time."""
+    F, m = problem.F_curv, problem.m
     chunk = max(1, (8 * 2**20) // (F.itemsize * (m + 1)))
 
     def part(rows):
@@ -311,8 +326,9 @@ def _weighted_gram(problem, w):
     return sum(map_threads(part, row_slices(F.shape[0], problem.threads), problem.threads))
 
 
-def _pcg(hessp, b, precond, rtol, maxiter):
-    """Preconditioned conjugate gradients for H x = b (matrices of shape (m + 1, q))."""
+def _pcg(hessp, b, precond, rtol, atol_inf, maxiter):
+    """Preconditioned conjugate gradients for H x = b (matrices of shape (m + 1, q)), until
+    ||r||_2 <= rtol ||b||_2 or ||r||_inf <= atol_inf."""
     x = np.zeros_like(b)
     r = b.copy()
     z = precond(r)
@@ -327,7 +343,7 @@ def _pcg(hessp, b, precond, rtol, maxiter):
         alpha = rz / dHd
         x += alpha * d
         r -= alpha * Hd
-        if float(np.sqrt(np.sum(r * r))) <= target:
+        if float(np.sqrt(np.sum(r * r))) <= target or float(np.abs(r).max()) <= atol_inf:
             return x, it
         z = precond(r)
         rz_new = float(np.sum(r * z))

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import contextvars
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
 __all__ = ["blas_threads", "map_threads", "planned_threads", "row_slices", "thread_budget",
@@ -89,16 +90,66 @@ def blas_threads(n):
 def map_threads(fn, items, n_threads=None):
     """``[fn(item) for item in items]`` on up to ``n_threads`` threads of one-thread BLAS.
 
-    ``n_threads`` defaults to :func:`planned_threads`. Exceptions (KeyboardInterrupt
-    included) propagate from the first failing item; results keep the order of ``items``.
+    ``n_threads`` defaults to :func:`planned_threads`. The calling thread takes part and the
+    others come from one pool kept for the process (:func:`_pool`): the solvers call this
+    hundreds of times per fit on products of a few milliseconds, where starting threads per
+    call cost ~1 ms each time. Items are handed out one at a time, so unequal items (the
+    classes of one-vs-rest) balance. A call from inside a pool thread runs serially (nested
+    parallelism would only oversubscribe the cores it already uses). Exceptions
+    (KeyboardInterrupt included) propagate from the first failing item once the other
+    threads have stopped taking items; results keep the order of ``items``.
     """
     items = list(items)
     n_threads = planned_threads() if n_threads is None else n_threads
     n_threads = max(1, min(int(n_threads), len(items)))
-    if n_threads == 1:
+    if n_threads == 1 or getattr(_WORKER, "active", False):
         return [fn(item) for item in items]
-    with blas_threads(1), ThreadPoolExecutor(n_threads) as pool:
-        return list(pool.map(fn, items))
+    if _PLANNED.get() is None:  # outside a plan, hold BLAS to one thread for this call
+        with blas_threads(1):
+            return _run_shared(fn, items, n_threads)
+    return _run_shared(fn, items, n_threads)
+
+
+_WORKER = threading.local()
+_POOL = {}
+_POOL_LOCK = threading.Lock()
+
+
+def _pool(n_workers):
+    """The process's worker threads (at least ``n_workers``), rebuilt after a fork, whose
+    child inherits no threads."""
+    with _POOL_LOCK:
+        if _POOL.get("pid") != os.getpid() or _POOL.get("size", 0) < n_workers:
+            _POOL.update(pid=os.getpid(), size=n_workers, executor=ThreadPoolExecutor(
+                n_workers, thread_name_prefix="sparsekernel",
+                initializer=setattr, initargs=(_WORKER, "active", True)))
+        return _POOL["executor"]
+
+
+def _run_shared(fn, items, n_threads):
+    """The caller and ``n_threads - 1`` pool threads take items from one shared counter."""
+    results, errors = [None] * len(items), []
+    counter, lock = iter(range(len(items))), threading.Lock()
+
+    def runner():
+        while not errors:
+            with lock:
+                i = next(counter, None)
+            if i is None:
+                return
+            try:
+                results[i] = fn(items[i])
+            except BaseException as exc:  # re-raised in the caller, first failure wins
+                errors.append(exc)
+
+    futures = [_pool(n_threads - 1).submit(runner) for _ in range(n_threads - 1)]
+    try:
+        runner()
+    finally:  # a failure stops the others at their next item (``errors`` is set)
+        wait(futures)
+    if errors:
+        raise errors[0]
+    return results
 
 
 def row_slices(n, parts):

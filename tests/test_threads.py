@@ -1,0 +1,55 @@
+"""The process's worker pool behind ``map_threads``: order, nesting, failures, fork."""
+
+import multiprocessing
+import threading
+
+import pytest
+
+from sparsekernel.utils._threads import map_threads
+
+
+def test_results_keep_order_and_threads_are_reused():
+    names = set()
+
+    def work(i):
+        names.add(threading.current_thread().name)
+        return i * i
+
+    for _ in range(20):
+        assert map_threads(work, range(9), 2) == [i * i for i in range(9)]
+    # the caller plus one pool thread, the same one on every call
+    workers = {n for n in names if n.startswith("sparsekernel")}
+    assert len(workers) == 1 and threading.current_thread().name in names
+
+
+def test_nested_calls_run_serially_inside_a_worker():
+    inner = map_threads(lambda i: map_threads(lambda j: i * j, range(4), 2), range(6), 2)
+    assert inner == [[i * j for j in range(4)] for i in range(6)]
+
+
+def test_a_failure_propagates_and_stops_handing_out_items():
+    calls = []
+
+    def work(i):
+        calls.append(i)
+        if i == 0:
+            raise KeyError("first")
+        threading.Event().wait(0.001)
+        return i
+
+    with pytest.raises(KeyError, match="first"):
+        map_threads(work, range(200), 2)
+    assert len(calls) < 200
+
+
+def _child_sum():
+    return sum(map_threads(lambda i: i, range(10), 2))
+
+
+def test_the_pool_is_rebuilt_in_a_forked_child():
+    # The child inherits the parent's pool object but none of its threads: without the
+    # rebuild the submitted item would wait forever.
+    map_threads(lambda i: i, range(4), 2)
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        assert pool.apply_async(_child_sum).get(timeout=60) == 45
