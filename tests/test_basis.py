@@ -115,7 +115,11 @@ def test_auto_n_basis_follows_the_kernel_spectrum():
     low, high = auto_bounds(n)
     assert (low, high) == (253, 633)
     smooth = rng.uniform(-1, 1, (n, 2))
-    assert auto_n_basis(smooth, Kernel("rbf", gamma=0.5), rng) == low
+    # so smooth that a few directions hold 99.9 % of the sample's trace: the sqrt(n) floor
+    # gives way to AUTO_RANK_FACTOR times that rank (not below AUTO_MIN)
+    assert 100 <= auto_n_basis(smooth, Kernel("rbf", gamma=0.5), rng) < low
+    wavy = rng.uniform(-1, 1, (n, 4))
+    assert auto_n_basis(wavy, Kernel("rbf", gamma=2.0), rng) == low
     rough = rng.standard_normal((n, 50))
     assert auto_n_basis(rough, Kernel("rbf", gamma=0.02), rng) == high
     assert auto_bounds(50) == (50, 50)

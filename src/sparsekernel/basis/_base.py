@@ -86,8 +86,10 @@ def subsample_rows(n, limit, rng, at_least=1):
 AUTO_TRACE = 0.99
 #: ... of this many rows ...
 AUTO_SAMPLE = 500
-#: ... clipped to [max(AUTO_MIN, AUTO_LOW sqrt(n)), AUTO_HIGH sqrt(n)] and n.
+#: ... clipped to [max(AUTO_MIN, AUTO_LOW sqrt(n)), AUTO_HIGH sqrt(n)] and n; the lower
+#: end at most AUTO_RANK_FACTOR times the sample's rank at 99.9 % of the trace.
 AUTO_MIN, AUTO_LOW, AUTO_HIGH = 100, 4.0, 10.0
+AUTO_RANK_FACTOR = 20
 
 
 def auto_bounds(n_samples):
@@ -104,7 +106,12 @@ def auto_n_basis(X, kernel, random_state=None):
     The eigenvalues of K on ``AUTO_SAMPLE`` random rows say how many directions hold
     ``AUTO_TRACE`` of the kernel's trace: few for smooth, low-dimensional data (pendigits:
     ~190), nearly all for high-dimensional data (dna, MNIST: the sample is then full rank,
-    and the upper bound is taken). That count is clipped to :func:`auto_bounds`. Costs one
+    and the upper bound is taken). That count is clipped to :func:`auto_bounds`. The lower
+    bound guards against a sample that misses structure the whole data has; it is lowered
+    (not below AUTO_MIN) to AUTO_RANK_FACTOR times the sample's rank at 99.9 % of the trace
+    when the spectrum is that concentrated: on shuttle (9 features, 7 classes) 15 of 500
+    directions hold 99.9 %, and 300 basis functions gave the test error of the 835 the
+    sqrt(n) bound asked for (0.28 %) in a third of the fit time. Costs one
     AUTO_SAMPLE-square kernel and its eigenvalues (~0.03 s).
     """
     n = X.shape[0]
@@ -120,6 +127,8 @@ def auto_n_basis(X, kernel, random_state=None):
     rank = int(np.searchsorted(share, AUTO_TRACE)) + 1
     if rank >= 0.8 * len(rows):  # the sample itself is (nearly) full rank: no smaller m
         return high
+    tail_rank = int(np.searchsorted(share, 0.999)) + 1
+    low = max(min(AUTO_MIN, n), min(low, AUTO_RANK_FACTOR * tail_rank))
     return int(np.clip(rank, low, high))
 
 
