@@ -38,9 +38,19 @@ def test_discrepancy_ranks_a_bad_design_worse():
     assert centered_l2_discrepancy(diagonal) > centered_l2_discrepancy(UD_TABLES[9]) + 0.05
 
 
+def test_default_gamma_box_is_centred_on_scale():
+    # 'auto' searches 2^-5 .. 2^5 times 1 / (d var X); the paper's rho-based box is opt-in.
+    X = np.random.default_rng(0).normal(scale=3.0, size=(200, 4))
+    centre = math.log2(1.0 / (4 * X.var()))
+    np.testing.assert_allclose(gamma_search_range(X), [centre - 5, centre + 5], rtol=1e-12)
+    search = UniformDesignSearchCV(ReducedSVC(n_basis=10, random_state=0), cv=2,
+                                   design="9-5", random_state=0).fit(X, X[:, 0] > 0)
+    np.testing.assert_allclose(search.search_box_[1], [centre - 5, centre + 5], rtol=1e-12)
+
+
 def test_worked_example_of_formulas_2_3():
     # rho = 1: two points at distance 1 give the gamma box of the example exactly.
-    g_box = gamma_search_range(np.array([[0.0, 0.0], [1.0, 0.0]]))
+    g_box = gamma_search_range(np.array([[0.0, 0.0], [1.0, 0.0]]), mode="paper")
     np.testing.assert_allclose(g_box, [math.log2(-math.log(0.999)),
                                        math.log2(-math.log(0.150))], rtol=1e-12)
     np.testing.assert_allclose(g_box, [-9.965082, 0.923760], atol=6e-5)  # as printed

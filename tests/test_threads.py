@@ -42,6 +42,17 @@ def test_a_failure_propagates_and_stops_handing_out_items():
     assert len(calls) < 200
 
 
+def test_ctrl_c_in_the_callers_share_propagates_and_the_pool_survives():
+    def work(i):
+        if i == 2:  # item 2 is the calling thread's (items are dealt round-robin)
+            raise KeyboardInterrupt
+        return i
+
+    with pytest.raises(KeyboardInterrupt):
+        map_threads(work, range(10), 2)
+    assert map_threads(lambda i: -i, range(5), 2) == [0, -1, -2, -3, -4]
+
+
 def _child_sum():
     return sum(map_threads(lambda i: i, range(10), 2))
 

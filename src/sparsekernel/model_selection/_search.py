@@ -27,7 +27,7 @@ C_RANGES = {"full": (-2.0, 4.0), "reduced": (0.0, 6.0)}
 _UD_CONSTRAINTS = {
     "design": [Options("auto", *DESIGNS)],
     "C_range": [Options("auto", *C_RANGES), "array-like"],
-    "gamma_range": [Options("auto", "toolbox"), "array-like"],
+    "gamma_range": [Options("auto", "paper", "toolbox"), "array-like"],
     "param_names": ["array-like"],
     "fixed_params": [None, "dict"],
     "max_gamma_samples": [Interval("int", 2, None, closed="left")],
@@ -65,13 +65,17 @@ class UniformDesignSearchCV(GridSearchCV):
         Range of C (natural scale). 'full' is [1e-2, 1e4] (full-kernel SVM/SSVM/SSVR),
         'reduced' [1e0, 1e6] (RSVM); 'auto' picks 'reduced' when the estimator has an
         ``n_basis`` parameter (at any nesting level) that is not None, else 'full'.
-    gamma_range : 'auto', 'toolbox' or (low, high), default='auto'
-        Range of gamma for the kernel exp(-gamma ||u - v||^2). 'auto' is the paper's: with
-        rho the smallest nonzero squared distance between training rows, 0.150 <=
+    gamma_range : 'auto', 'paper', 'toolbox' or (low, high), default='auto'
+        Range of gamma for the kernel exp(-gamma ||u - v||^2). 'auto' is 2^-5 to 2^5 times
+        scikit-learn's ``gamma='scale'``, 1 / (d var(X)). 'paper' is the paper's: with rho
+        the smallest nonzero squared distance between training rows, 0.150 <=
         exp(-gamma rho) <= 0.999, with rho computed on ``max_gamma_samples`` random rows of
-        large data and corrected by (n / n_used)^(2 / (4 + d)). 'toolbox' follows the
-        authors' code, which uses the smallest distance of a row to the mean row instead.
-        Both are computed on X as passed to ``fit`` (before any pipeline step).
+        large data and corrected by (n / n_used)^(2 / (4 + d)); it suits binary data (a9a)
+        but lies far above every useful gamma on continuous data with near-duplicate rows
+        (Ripley's, ijcnn1: :func:`~sparsekernel.model_selection.gamma_search_range` gives
+        the figures). 'toolbox' follows the authors' code, which uses the smallest distance
+        of a row to the mean row instead. All are computed on X as passed to ``fit``
+        (before any pipeline step).
     param_names : (str, str), default=('C', 'gamma')
         Names of the two parameters, e.g. ``('svc__C', 'svc__gamma')`` for a pipeline.
     fixed_params : dict or None, default=None
@@ -199,7 +203,7 @@ class UniformDesignSearchCV(GridSearchCV):
 
     def _gamma_box(self, X):
         if isinstance(self.gamma_range, str):
-            mode = "toolbox" if self.gamma_range == "toolbox" else "paper"
+            mode = "scale" if self.gamma_range == "auto" else self.gamma_range
             return gamma_search_range(X, self.max_gamma_samples, self.random_state, mode)
         return _check_range(self.gamma_range, "gamma_range")
 

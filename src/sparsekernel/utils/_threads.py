@@ -93,9 +93,9 @@ def map_threads(fn, items, n_threads=None):
     ``n_threads`` defaults to :func:`planned_threads`. The calling thread takes part and the
     others come from one pool kept for the process (:func:`_pool`): the solvers call this
     hundreds of times per fit on products of a few milliseconds, where starting threads per
-    call cost ~1 ms each time. Items are handed out one at a time, so unequal items (the
-    classes of one-vs-rest) balance. A call from inside a pool thread runs serially (nested
-    parallelism would only oversubscribe the cores it already uses). Exceptions
+    call cost ~1 ms each time. Items are dealt round-robin (:func:`_run_shared`). A call
+    from inside a pool thread runs serially (nested parallelism would only oversubscribe
+    the cores it already uses). Exceptions
     (KeyboardInterrupt included) propagate from the first failing item once the other
     threads have stopped taking items; results keep the order of ``items``.
     """
@@ -127,24 +127,23 @@ def _pool(n_workers):
 
 
 def _run_shared(fn, items, n_threads):
-    """The caller and ``n_threads - 1`` pool threads take items from one shared counter."""
+    """Thread t of the caller (t = 0) and ``n_threads - 1`` pool threads takes the items
+    t, t + n_threads, ...: a fixed share, so the calls the caller makes (and a Ctrl-C can
+    stop) are the same in every run."""
     results, errors = [None] * len(items), []
-    counter, lock = iter(range(len(items))), threading.Lock()
 
-    def runner():
-        while not errors:
-            with lock:
-                i = next(counter, None)
-            if i is None:
+    def runner(t):
+        for i in range(t, len(items), n_threads):
+            if errors:
                 return
             try:
                 results[i] = fn(items[i])
             except BaseException as exc:  # re-raised in the caller, first failure wins
                 errors.append(exc)
 
-    futures = [_pool(n_threads - 1).submit(runner) for _ in range(n_threads - 1)]
+    futures = [_pool(n_threads - 1).submit(runner, t) for t in range(1, n_threads)]
     try:
-        runner()
+        runner(0)
     finally:  # a failure stops the others at their next item (``errors`` is set)
         wait(futures)
     if errors:
