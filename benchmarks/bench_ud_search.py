@@ -32,9 +32,10 @@ from sparsekernel.datasets import find_shared_data, load_svmlight_paths  # noqa:
 from sparsekernel.model_selection import UniformDesignSearchCV, plot_ud_search  # noqa: E402
 
 #: gamma_range mode per data set (the paper's rules, which this benchmark reproduces; the
-#: search's default box is centred on gamma='scale' instead). On ijcnn1 (50k continuous rows) the paper's rho, the
-#: smallest squared distance between two rows, is tiny and its box, about [6, 12000],
-#: excludes the known good gamma = 2; the toolbox rule gives about [1e-3, 2].
+#: search's default box is centred on gamma='scale' instead). On ijcnn1 (50k continuous
+#: rows) the paper's rho, the smallest squared distance between two rows, is tiny and its
+#: box, about [6, 12000], excludes the known good gamma = 2; the toolbox rule gives about
+#: [1e-3, 2].
 SETTINGS = {"a9a": "paper", "ijcnn1": "toolbox"}
 FULL = {"n_basis": 300, "cv": 3, "tol": 1e-3, "grid": 15, "n_jobs": 2}
 QUICK = {"n_basis": 30, "cv": 3, "tol": 1e-3, "grid": 5, "n_jobs": 1}

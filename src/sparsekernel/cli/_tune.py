@@ -39,8 +39,8 @@ def add_parser(subparsers):
                         "accepted and ignored); default: C in [1, 1e6] for models with "
                         "basis functions, [1e-2, 1e4] for the full kernel")
     search.add_argument("-log2g", "--log2g", type=_log2_range, dest="log2g",
-                        metavar="begin,end", help="range of log2 gamma; default: 2^-5 to 2^5 times "
-                        "1 / (d var(X)), scikit-learn's gamma='scale'")
+                        metavar="begin,end", help="range of log2 gamma; default: 2^-5 to "
+                        "2^5 times 1 / (d var(X)), scikit-learn's gamma='scale'")
     search.add_argument("-v", type=folds_value, default=5, dest="search_folds", metavar="fold",
                         help="n-fold cross-validation (default 5)")
     search.add_argument("--plot", "-png", metavar="FILE",

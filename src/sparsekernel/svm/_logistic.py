@@ -47,7 +47,8 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
     (softmax) model jointly, not one-vs-rest, so ``predict_proba`` sums to 1 by construction.
     The solver is Newton's method with the exact Hessian when there are at most 2000
     unknowns (m + 1 for two classes, n_classes * (m + 1) otherwise), else Newton steps by
-    preconditioned conjugate gradients (:mod:`sparsekernel.solvers.logistic` says why). Objective: module docstring.
+    preconditioned conjugate gradients (:mod:`sparsekernel.solvers.logistic` says why).
+    Objective: module docstring.
 
     Parameters
     ----------
