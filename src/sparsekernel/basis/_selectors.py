@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state
 
 from ._base import BasisResult, BasisSelector, subsample_rows
+from ._lloyd import lloyd
 
 __all__ = ["FixedBasis", "KMeansBasis", "RandomBasis"]
 
@@ -67,10 +68,13 @@ class KMeansBasis(BasisSelector):
     """k-means centroids of a random subsample (the LLSVM choice of landmarks).
 
     A few Lloyd iterations from random rows on at most ``subsample`` rows: the centres only
-    need to cover the data, not to converge. The start is random rows rather than k-means++
-    on purpose: k-means++ adds m sequential distance passes, which cost 2-4x the rest of a
-    LowRankSVC fit (mnist_5k, m = 448: 3.0 s against 0.8 s) for the same test error after
-    the Lloyd iterations (dna, pendigits, letter, mnist_5k: within 0.3 points, either way).
+    need to cover the data, not to converge. With ``init='random'`` the iterations are the
+    package's own BLAS-3 loop (:mod:`sparsekernel.basis._lloyd`; importing scikit-learn's
+    KMeans cost as much as a small fit), with 'k-means++' scikit-learn's ``KMeans``. The
+    start is random rows rather than k-means++ on purpose: k-means++ adds m sequential
+    distance passes, which cost 2-4x the rest of a LowRankSVC fit (mnist_5k, m = 448: 3.0 s
+    against 0.8 s) for the same test error after the Lloyd iterations (dna, pendigits,
+    letter, mnist_5k: within 0.3 points, either way).
 
     Parameters
     ----------
@@ -79,7 +83,7 @@ class KMeansBasis(BasisSelector):
     subsample : int or None, default=20000
         Rows used for clustering (at least ``n_basis``); None uses all rows.
     init : {'random', 'k-means++'}, default='random'
-        Initialisation passed to scikit-learn's KMeans.
+        Random rows (then our Lloyd iterations), or k-means++ (scikit-learn's KMeans).
     """
 
     def __init__(self, max_iter=10, subsample=20000, init="random"):
@@ -90,6 +94,13 @@ class KMeansBasis(BasisSelector):
     def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
         rng = check_random_state(random_state)
         rows = subsample_rows(X.shape[0], self.subsample, rng, n_basis)
+        if self.init == "random":  # our Lloyd loop: no sklearn.cluster import (_lloyd.py)
+            centers = lloyd(X[rows], n_basis, self.max_iter, rng).astype(X.dtype, copy=False)
+        else:
+            centers = self._sklearn_kmeans(X[rows], n_basis, rng).astype(X.dtype, copy=False)
+        return BasisResult(centers=sp.csr_matrix(centers) if sp.issparse(X) else centers)
+
+    def _sklearn_kmeans(self, X, n_basis, rng):
         from sklearn.cluster import KMeans  # deferred: it loads half of scikit-learn
 
         km = KMeans(
@@ -98,9 +109,7 @@ class KMeansBasis(BasisSelector):
         )
         # KMeans may warn about fewer distinct points than clusters; duplicates then appear
         # and the feature maps downstream tolerate them.
-        km.fit(X[rows])
-        centers = km.cluster_centers_.astype(X.dtype, copy=False)
-        return BasisResult(centers=sp.csr_matrix(centers) if sp.issparse(X) else centers)
+        return km.fit(X).cluster_centers_
 
 
 class FixedBasis(BasisSelector):
