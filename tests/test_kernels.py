@@ -158,3 +158,15 @@ def test_overflowing_inputs_give_a_clear_error_naming_the_cause():
             LowRankSVC(gamma=1.0, n_basis=10).fit(X, y)
         with pytest.raises(ValueError, match="non-finite"):
             Kernel("rbf", gamma=1.0)(np.array([[1e200]]), np.array([[1e200]]))
+
+
+def test_blocks_are_balanced_over_the_threads_and_never_larger_than_planned():
+    from sparsekernel.kernels._kernel import _balanced
+
+    for n, planned in [(3498, 3022), (43500, 3022), (7494, 1000), (600, 600)]:
+        rows = _balanced(n, planned, 2)
+        n_blocks = -(-n // rows)
+        assert rows <= planned and n_blocks % 2 == 0, (n, planned, rows)
+        assert n - (n_blocks - 1) * rows >= rows - n_blocks  # the last block is not a stub
+    assert _balanced(300, 300, 2) == 300  # too small to split
+    assert _balanced(10000, 5000, 1) == 5000

@@ -171,6 +171,7 @@ class Kernel:
             block_rows = plan_block_rows(
                 X.shape[0], Z.shape[0], X.shape[1], F.working_dtype(X, Z).itemsize,
                 self.memory_budget / n_threads, _PER_PAIR[self.name])
+        block_rows = _balanced(X.shape[0], block_rows, n_threads)
         zn = F.squared_norms(Z, F.working_dtype(X, Z)) if self.name == "rbf" else None
 
         def run(rows):
@@ -252,3 +253,15 @@ class Kernel:
         g = np.asarray(self.gamma, dtype=np.float64)
         g = g[:, None] if g.ndim else g
         return -2.0 * g * (row_sum[:, None] * Z - PX)
+
+
+def _balanced(n, block_rows, n_threads, min_rows=256):
+    """Rows per block, lowered so that the blocks come in a multiple of ``n_threads`` of
+    near-equal size: the threads take the blocks round-robin, and one 8 MB block plus a
+    small remainder (a 3,500-row prediction on 347 landmarks) left one thread idle. Blocks
+    below ``min_rows`` rows are not split further (the threads' hand-over would cost more)."""
+    if n_threads <= 1 or n < 2 * min_rows:
+        return block_rows
+    n_blocks = -(-n // block_rows)
+    n_blocks = -(-n_blocks // n_threads) * n_threads
+    return max(min(block_rows, min_rows), -(-n // n_blocks))
