@@ -242,8 +242,12 @@ def _gram_rows(F, cs, rows, gather_bytes):
         idx = rows[start:start + step]
         w = cs[idx]
         root = np.sqrt(w).astype(F.dtype)
-        G = np.take(F, idx, axis=0, out=buf[:len(idx)], mode="clip")  # "raise" buffers
-        G *= root[:, None]
+        G = buf[:len(idx)]
+        if idx[-1] - idx[0] == len(idx) - 1:  # a run of rows (sorted): scale without a gather
+            np.multiply(F[idx[0]:idx[-1] + 1], root[:, None], out=G)
+        else:
+            np.take(F, idx, axis=0, out=G, mode="clip")  # "raise" mode would buffer
+            G *= root[:, None]
         H[:m, :m] += G.T @ G
         H[:m, m] += G.T @ root
         H[m, m] += w.sum()
