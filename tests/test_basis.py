@@ -105,21 +105,27 @@ def test_make_basis_selector_dispatch(data):
 
 def test_auto_n_basis_follows_the_kernel_spectrum():
     """Smooth low-dimensional data need few basis functions, high-dimensional noise many:
-    'auto' lands at the two ends of sqrt(n) scaling."""
+    'auto' lands below, at the two ends of, and above sqrt(n) scaling."""
     from sparsekernel.basis import auto_n_basis
-    from sparsekernel.basis._base import auto_bounds
+    from sparsekernel.basis._base import auto_bounds, auto_flat
     from sparsekernel.kernels import Kernel
 
     rng = np.random.RandomState(0)
     n = 4000
     low, high = auto_bounds(n)
     assert (low, high) == (253, 633)
+    assert auto_flat(n) == 1139  # 18 sqrt(n)
+    assert auto_flat(10**6) == 10000 and auto_flat(20000) == 1800 and auto_flat(900) == 540
     smooth = rng.uniform(-1, 1, (n, 2))
     # so smooth that a few directions hold 99.9 % of the sample's trace: the sqrt(n) floor
     # gives way to AUTO_RANK_FACTOR times that rank (not below AUTO_MIN)
     assert 100 <= auto_n_basis(smooth, Kernel("rbf", gamma=0.5), rng) < low
     wavy = rng.uniform(-1, 1, (n, 4))
-    assert auto_n_basis(wavy, Kernel("rbf", gamma=2.0), rng) == low
-    rough = rng.standard_normal((n, 50))
-    assert auto_n_basis(rough, Kernel("rbf", gamma=0.02), rng) == high
+    # 99 % of the trace in ~105 directions, 99.9 % in ~200 of 500: the count, raised to low
+    assert auto_n_basis(wavy, Kernel("rbf", gamma=1.0), rng) == low
+    # narrower kernel: 99.9 % needs ~360 of the 500 sampled directions, a tail the sample
+    # cannot resolve: the upper end
+    assert auto_n_basis(wavy, Kernel("rbf", gamma=2.0), rng) == high
+    rough = rng.standard_normal((n, 50))  # flat spectrum: beyond sqrt(n) scaling's range
+    assert auto_n_basis(rough, Kernel("rbf", gamma=0.02), rng) == auto_flat(n)
     assert auto_bounds(50) == (50, 50)

@@ -42,7 +42,7 @@ from ..base import (
     SparseKernelEstimator,
 )
 from ..kernels import Kernel
-from ..utils import Interval, Options, eigenvalue_floor, numpy_blas_single_threaded
+from ..utils import Interval, Options, eigenvalue_floor, feature_dtype, numpy_blas_single_threaded
 from ..utils._progress import fit_step
 from ..utils._threads import blas_threads
 
@@ -57,10 +57,11 @@ class NystromMap:
     stream chunks). ``triangular=True``: M = L^(-T) of Cholesky whitening, a triangular product.
     """
 
-    def __init__(self, kernel, Z, normalization, eigenvalues, triangular=False):
+    def __init__(self, kernel, Z, normalization, eigenvalues, triangular=False, dtype=None):
         self.kernel, self.Z = kernel, Z
         self.normalization, self.eigenvalues = normalization, eigenvalues
         self.triangular = triangular
+        self.dtype = dtype  # of the features; None: the input's precision
         self.selected = None  # indices into the given landmarks, when only some are used
         self.indices = None  # training rows of the landmarks, when they are training rows
 
@@ -69,20 +70,22 @@ class NystromMap:
         return self.normalization.shape[1]
 
     def transform(self, X, out=None):
-        """F = K(X, Z) M in row blocks of the kernel's memory budget; float32 for float32 X.
+        """F = K(X, Z) M in row blocks of the kernel's memory budget: in ``self.dtype`` when
+        set, else float32 for float32 X.
 
-        Peak extra memory is one kernel block (block_rows x m) besides ``out`` (n x r).
+        K(X, Z) is computed in the input's precision (squared distances cancel), M applied in
+        the features'. Peak extra memory is one kernel block (block_rows x m) besides ``out``.
         """
         dtype = np.result_type(X.dtype, np.float32)  # the input's precision, as the kernels
         Z = self.Z.astype(dtype, copy=False)
         if out is None:
-            out = np.empty((X.shape[0], self.n_components), dtype=dtype)
+            out = np.empty((X.shape[0], self.n_components), dtype=self.dtype or dtype)
         if self.triangular:
             return self._triangular_blocks(X, Z, out)
-        M = self.normalization.astype(dtype, copy=False)
+        M = self.normalization.astype(out.dtype, copy=False)
 
         def product(rows, K):
-            np.matmul(K, M, out=out[rows])
+            np.matmul(K.astype(M.dtype, copy=False), M, out=out[rows])
 
         self.kernel.map_blocks(X, Z, product)
         return out
@@ -181,10 +184,17 @@ def _cholesky_map(kernel, Z, K, floor):
 class NystromMapMixin:
     """Estimator glue of a fitted :class:`NystromMap` (``rcond``, ``_fit_kernel_basis``)."""
 
-    def _fit_map(self, X, y_basis=None, method="eigh", max_n_basis=None):
-        """Landmarks chosen with this estimator's kernel, then whitened; stores the map."""
+    def _fit_map(self, X, y_basis=None, method="eigh", max_n_basis=None, planned=False):
+        """Landmarks chosen with this estimator's kernel, then whitened; stores the map.
+
+        ``planned=True``: the features are in :func:`~sparsekernel.utils.feature_dtype`'s
+        precision for these n and m (float32 for large float64 problems), else the input's.
+        """
         kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis)
-        fmap = nystrom_from_basis(kern, res, self.rcond, X.dtype, method)
+        dtype = (feature_dtype(X.dtype, X.shape[0], res.centers.shape[0]) if planned
+                 else np.result_type(X.dtype, np.float32))
+        fmap = nystrom_from_basis(kern, res, self.rcond, dtype, method)
+        fmap.dtype = dtype if planned else None
         # Cholesky whitening keeps the independent landmarks only (and their widths).
         self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, fmap.indices, fmap.kernel.gamma
         self.normalization_, self.eigenvalues_ = fmap.normalization, fmap.eigenvalues

@@ -21,6 +21,19 @@ def working_dtype(*arrays):
     return np.dtype(np.float64)
 
 
+#: A sparse Z (k-means centres of sparse data, say) is made dense up to this size.
+DENSE_Z_BYTES = 64 * 2**20
+
+
+def dense_landmarks(Z):
+    """Z as a dense array when it is sparse and small: sparse X times dense Z^T is one pass
+    over the nonzeros of X, while sparse times sparse builds a sparse product of a matrix
+    that is dense anyway (w8a, m = 2231 centres: 1.9 s of the kernel's 3.3 s)."""
+    if sp.issparse(Z) and 8.0 * Z.shape[0] * Z.shape[1] <= DENSE_Z_BYTES:
+        return Z.toarray()
+    return Z
+
+
 def squared_norms(X, dtype=None):
     """Row-wise squared Euclidean norms of a dense or CSR matrix."""
     dtype = dtype or working_dtype(X)

