@@ -105,3 +105,27 @@ def test_threads_helpers():
         assert thread_budget() == 1  # BLAS held to one thread inside a plan
         with thread_plan() as inner:
             assert inner == n  # nested plans keep the outer one
+
+
+def test_warm_start_from_sampled_rows_same_solution(monkeypatch):
+    """Large problems start from the solution on every WARM_STRIDE-th row: the same
+    solution as from zero, stopped on the same scale (the gradient at zero), without a
+    Hessian over all rows; the memory estimate counts the sampled rows and their solve."""
+    import sparsekernel.solvers.newton_ovr as mod
+
+    F, Y, sw = _problem(n=4000, m=30, seed=6)
+    cold = newton_ovr(F, Y, C=30.0, sample_weight=sw, tol=1e-12)
+    before = mod.newton_ovr_bytes(4000, 30, 4, 2)
+    monkeypatch.setattr(mod, "WARM_WORK", 0.0)
+    assert mod._warm(4000, 30) and not mod._warm(400, 30)  # 50 rows in every 8th: too few
+    sizes, gram = [], mod._gram
+    monkeypatch.setattr(mod, "_gram", lambda F_, cs, rows, *a: sizes.append(len(rows))
+                        or gram(F_, cs, rows, *a))
+    warm = newton_ovr(F, Y, C=30.0, sample_weight=sw, tol=1e-12)
+    assert max(sizes) < 4000  # never a Hessian over every row (the 500 rows warm too)
+    for a, b in zip(cold, warm, strict=True):
+        assert b.converged
+        np.testing.assert_allclose(b.coef, a.coef, atol=1e-9)
+        assert b.tol_reached == pytest.approx(a.tol_reached, rel=1e-12)
+    assert sum(r.n_iter for r in warm) <= sum(r.n_iter for r in cold)
+    assert mod.newton_ovr_bytes(4000, 30, 4, 2) >= before + 8.0 * 500 * 30

@@ -22,6 +22,12 @@ The loss is piecewise quadratic, so the step length along a Newton direction is 
 (the root of a piecewise-linear increasing derivative, from sorted breakpoints) instead of by
 backtracking, and the iteration ends exactly when the active set stops changing: typically
 4-8 iterations.
+
+Large problems (``n m^2 >= WARM_WORK`` with at least ``2 (m + 1)`` rows in every
+``WARM_STRIDE``-th) start from the solution on every WARM_STRIDE-th row (C scaled by the
+stride, so that the objective is the same sum's estimate), solved the same way. The first
+Hessian over all n rows, a third of the solver's time on ijcnn1 and w8a (m ~ 2200), is then
+replaced by one on the rows active at that start: 15-30 % of them.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ __all__ = ["newton_ovr", "newton_ovr_bytes"]
 
 #: Bytes of gathered, scaled rows per ``syrk`` when a Hessian is built from active rows.
 _GATHER_BYTES = 32 * 2**20
+#: Warm start (module docstring): from n m^2 of this size, on every this-many-th row.
+WARM_WORK, WARM_STRIDE = 1e10, 8
 
 
 def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads=None,
@@ -83,6 +91,8 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
     state.gather_bytes = gather_bytes
     history = []
     with blas_threads(1):
+        if _warm(*F.shape):
+            state.warm_start(tol, max_iter)
         for it in range(max_iter + 1):
             todo = state.check(tol)
             if not todo.size or it == max_iter:
@@ -115,6 +125,22 @@ class _State:
         self.gnorm = np.full(k, np.inf)
         self.hessians = {}  # problem -> (H, the active rows it was built on)
         self.keep_hessians = k * 8.0 * (m + 1) ** 2 <= hessian_bytes
+        self.hessian_bytes = hessian_bytes
+
+    def warm_start(self, tol, max_iter):
+        """Start from the solution on every WARM_STRIDE-th row; the stopping scale stays
+        that of the gradient at zero, as from a cold start."""
+        n, m = self.F.shape
+        rows = slice(None, None, WARM_STRIDE)
+        sub_F = np.ascontiguousarray(self.F[rows])
+        sub = newton_ovr(sub_F, self.Y[rows], self.C * n / len(sub_F), self.s[rows],
+                         tol=max(tol, 1e-2), max_iter=max_iter, n_threads=self.threads,
+                         hessian_bytes=self.hessian_bytes, gather_bytes=self.gather_bytes)
+        del sub_F
+        self.Z = np.array([np.append(r.coef, r.intercept) for r in sub]).T
+        self.f = matmul(self.F, self.Z[:m], self.threads) + self.Z[m]
+        grad0 = rmatmul(self.F, -self.C * self.s[:, None] * self.Y, self.threads)
+        self.scale = np.maximum(1.0, np.abs(grad0).max(axis=0))
 
     def check(self, tol):
         """Gradients of the unconverged problems; returns the indices still to solve."""
@@ -258,17 +284,28 @@ def _gram_rows(F, cs, rows, gather_bytes):
     return H
 
 
+def _warm(n, m):
+    """Whether an n x m problem starts from its every WARM_STRIDE-th row."""
+    return float(n) * m * m >= WARM_WORK and n // WARM_STRIDE >= 2 * (m + 1)
+
+
 def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=_GATHER_BYTES):
     """Peak working memory of :func:`newton_ovr` besides F, in bytes (an upper estimate).
 
     Margins, residuals, weights and directions of the k problems (about eight float64
     n x k arrays), and per thread one gather buffer and three (m+1)^2 matrices (the Hessian
     being summed, a product temporary and the Cholesky factor), plus the Hessians kept
-    between iterations when they fit ``hessian_bytes``.
+    between iterations when they fit ``hessian_bytes``; for a warm start, the sampled rows
+    of F (float64 at most) and their own solver.
     """
     square = 8.0 * (m + 1) ** 2
     kept = k * square if k * square <= hessian_bytes else 0.0
-    return 8.0 * n * (8 * k + 1) + n_threads * (gather_bytes + 3 * square) + square + kept
+    own = 8.0 * n * (8 * k + 1) + n_threads * (gather_bytes + 3 * square) + square + kept
+    if not _warm(n, m):
+        return own
+    sub = -(-n // WARM_STRIDE)
+    return own + 8.0 * sub * m + newton_ovr_bytes(sub, m, k, n_threads, hessian_bytes,
+                                                  gather_bytes)
 
 
 def _exact_step(r, c, cs, zd, dd):
