@@ -170,3 +170,18 @@ def test_blocks_are_balanced_over_the_threads_and_never_larger_than_planned():
         assert n - (n_blocks - 1) * rows >= rows - n_blocks  # the last block is not a stub
     assert _balanced(300, 300, 2) == 300  # too small to split
     assert _balanced(10000, 5000, 1) == 5000
+
+
+def test_sparse_landmarks_made_dense_only_when_small(rng):
+    """Sparse centres (k-means on sparse data) are used dense when they fit an eighth of the
+    budget; the kernel is the same either way."""
+    from sparsekernel.kernels._functions import dense_landmarks
+
+    X = sp.random(300, 40, density=0.1, format="csr", random_state=0)
+    Z = sp.random(20, 40, density=0.5, format="csr", random_state=1)
+    assert isinstance(dense_landmarks(Z), np.ndarray)
+    assert sp.issparse(dense_landmarks(Z, memory_budget=8 * 20 * 40 * 8 - 1))
+    for budget in (2**30, 8 * 20 * 40 * 8 - 1):
+        K = Kernel("rbf", gamma=0.3, memory_budget=budget)(X, Z)
+        np.testing.assert_allclose(K, pairwise_kernels(X, Z, metric="rbf", gamma=0.3),
+                                   rtol=1e-12, atol=1e-14)

@@ -79,7 +79,8 @@ class NystromMap:
         dtype = np.result_type(X.dtype, np.float32)  # the input's precision, as the kernels
         Z = self.Z.astype(dtype, copy=False)
         if out is None:
-            out = np.empty((X.shape[0], self.n_components), dtype=self.dtype or dtype)
+            out = np.empty((X.shape[0], self.n_components),
+                           dtype=dtype if self.dtype is None else self.dtype)
         if self.triangular:
             return self._triangular_blocks(X, Z, out)
         M = self.normalization.astype(out.dtype, copy=False)

@@ -150,7 +150,7 @@ class Kernel:
             raise ValueError(
                 f"Per-centre gamma has {len(self.gamma)} entries but Z has {Z.shape[0]} rows."
             )
-        Z = F.dense_landmarks(Z)
+        Z = F.dense_landmarks(Z, self.memory_budget)
         block_rows = block_rows or self.block_rows(X, Z)
         zn = F.squared_norms(Z, F.working_dtype(X, Z)) if self.name == "rbf" else None
         for rows in iter_row_slices(X.shape[0], block_rows):
@@ -167,7 +167,7 @@ class Kernel:
             raise ValueError(
                 f"Per-centre gamma has {len(self.gamma)} entries but Z has {Z.shape[0]} rows."
             )
-        Z = F.dense_landmarks(Z)
+        Z = F.dense_landmarks(Z, self.memory_budget)
         n_threads = planned_threads()
         if block_rows is None:
             block_rows = plan_block_rows(
