@@ -26,8 +26,9 @@ backtracking, and the iteration ends exactly when the active set stops changing:
 Large problems (``n m^2 >= WARM_WORK`` with at least ``2 (m + 1)`` rows in every
 ``WARM_STRIDE``-th) start from the solution on every WARM_STRIDE-th row (C scaled by the
 stride, so that the objective is the same sum's estimate), solved the same way. The first
-Hessian over all n rows, a third of the solver's time on ijcnn1 and w8a (m ~ 2200), is then
-replaced by one on the rows active at that start: 15-30 % of them.
+Hessian over all n rows, a third of the solver's time on w8a (m = 2231), is then replaced by
+one on the rows active at that start: 22 % of them there (w8a fit 16.0 -> 13.8 s); on ijcnn1
+at C = 10, 57 % are active at the start and the fit time did not change.
 """
 
 from __future__ import annotations
