@@ -185,3 +185,31 @@ def test_sparse_landmarks_made_dense_only_when_small(rng):
         K = Kernel("rbf", gamma=0.3, memory_budget=budget)(X, Z)
         np.testing.assert_allclose(K, pairwise_kernels(X, Z, metric="rbf", gamma=0.3),
                                    rtol=1e-12, atol=1e-14)
+
+
+def test_float32_rbf_from_float64_keeps_the_distances_in_float64(rng):
+    """dtype=float32 on float64 data: only the exponential is float32. Points far from the
+    origin and close to each other make float32 squared distances cancel to noise; the
+    mixed form stays within float32 rounding of the float64 kernel."""
+    X = 1000.0 + 0.1 * rng.normal(size=(60, 4))
+    Z = X[::6] + 0.05 * rng.normal(size=(10, 4))
+    kern = Kernel("rbf", gamma=2.0)
+    ref = kern(X, Z)
+    assert ref.min() < 0.5 < ref.max()  # the kernel is not flat on these points
+    mixed = np.empty(ref.shape, dtype=np.float32)
+    kern.map_blocks(X, Z, lambda rows, K: None, out=mixed)
+    np.testing.assert_allclose(mixed, ref, rtol=2e-6, atol=1e-7)
+    single = kern(X.astype(np.float32), Z.astype(np.float32))
+    assert np.abs(single - ref).max() > 1e-2  # what the float32 expansion would give
+    coef = rng.normal(size=(10, 2))
+    applied = kern.apply(X, Z, coef, dtype=np.float32)
+    assert applied.dtype == np.float64
+    np.testing.assert_allclose(applied, ref @ coef, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["polynomial", "linear", "sigmoid", "laplacian"])
+def test_float32_blocks_of_other_kernels_are_rounded_float64_ones(rng, name):
+    X, Z = _data(rng)
+    kern = Kernel(name, **KERNEL_ARGS[name])
+    K = kern.apply(X, Z, np.eye(Z.shape[0]), dtype=np.float32)
+    np.testing.assert_allclose(K, kern(X, Z).astype(np.float32), rtol=1e-6, atol=1e-6)

@@ -354,3 +354,21 @@ def test_lowrank_partial_fit_continues_a_stream_and_refuses_a_fit_in_memory(boar
             est.partial_fit(X[:200], y[:200])
         _same_state(est, before)
     assert not hasattr(in_memory, "n_rows_seen_")
+
+
+def test_float32_model_predicts_in_float32_as_fitted(board):
+    """Fitted on float32 features, the model keeps M in float32 and evaluates the kernel in
+    float32 (distances in the input's precision): decisions on float64 input equal the
+    float64 expansion K(X, Z) mu + b to float32 accuracy, and those on float32 input."""
+    X, y = board
+    est = LowRankSVC(gamma=GAMMA, C=C, n_basis=60, random_state=0).fit(X.astype(np.float32), y)
+    assert est.normalization_.dtype == np.float32
+    mu = est.normalization_.astype(np.float64) @ est.coef_[0]
+    ref = rbf_kernel(X, est.basis_.astype(np.float64), GAMMA) @ mu + est.intercept_[0]
+    scores = est.decision_function(X)
+    assert scores.dtype == np.float64
+    scale = np.abs(est.basis_.shape[0] * np.abs(mu).max())
+    np.testing.assert_allclose(scores, ref, atol=1e-6 * scale)
+    np.testing.assert_allclose(scores, est.decision_function(X.astype(np.float32)),
+                               atol=1e-6 * scale)
+    assert LowRankSVC(gamma=GAMMA, C=C, n_basis=60).fit(X, y).normalization_.dtype == np.float64

@@ -243,6 +243,10 @@ class KernelExpansionMixin:
         """Coefficients on K(X, Z), shape (m, n_outputs); low-rank models fold their map in."""
         return np.atleast_2d(self.coef_).T
 
+    def _kernel_dtype(self):
+        """Precision of K(X, Z) at prediction; None: the input's (working) dtype."""
+        return None
+
     def _raw_decision(self, X):
         """``K(X, Z) coef^T + intercept`` in memory-bounded row blocks: shape (n, n_outputs)."""
         check_is_fitted(self)
@@ -252,7 +256,8 @@ class KernelExpansionMixin:
             scores = np.asarray(X @ coef)
         else:
             with thread_plan():
-                scores = self._kernel().apply(X, self.basis_.astype(X.dtype, copy=False), coef)
+                scores = self._kernel().apply(X, self.basis_.astype(X.dtype, copy=False), coef,
+                                              dtype=self._kernel_dtype())
         return scores + np.atleast_1d(self.intercept_)
 
     @property

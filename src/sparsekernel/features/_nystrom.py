@@ -73,8 +73,9 @@ class NystromMap:
         """F = K(X, Z) M in row blocks of the kernel's memory budget: in ``self.dtype`` when
         set, else float32 for float32 X.
 
-        K(X, Z) is computed in the input's precision (squared distances cancel), M applied in
-        the features'. Peak extra memory is one kernel block (block_rows x m) besides ``out``.
+        The squared distances are computed in the input's precision (they cancel), the
+        kernel's exponential and M in the features'. Peak extra memory is one kernel block
+        (block_rows x m) besides ``out``.
         """
         dtype = np.result_type(X.dtype, np.float32)  # the input's precision, as the kernels
         Z = self.Z.astype(dtype, copy=False)
@@ -86,9 +87,9 @@ class NystromMap:
         M = self.normalization.astype(out.dtype, copy=False)
 
         def product(rows, K):
-            np.matmul(K.astype(M.dtype, copy=False), M, out=out[rows])
+            np.matmul(K, M, out=out[rows])
 
-        self.kernel.map_blocks(X, Z, product)
+        self.kernel.map_blocks(X, Z, product, dtype=M.dtype)
         return out
 
     def _triangular_blocks(self, X, Z, out):
@@ -198,12 +199,22 @@ class NystromMapMixin:
         fmap.dtype = dtype if planned else None
         # Cholesky whitening keeps the independent landmarks only (and their widths).
         self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, fmap.indices, fmap.kernel.gamma
-        self.normalization_, self.eigenvalues_ = fmap.normalization, fmap.eigenvalues
+        # A planned map keeps M in the features' precision: a float32 model predicts in
+        # float32 (``_kernel_dtype``), as it was fitted.
+        self.normalization_ = fmap.normalization.astype(dtype) if planned else fmap.normalization
+        self.eigenvalues_ = fmap.eigenvalues
         return fmap
 
     def _map(self):
         return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_,
-                          triangular=self.eigenvalues_ is None)  # Cholesky: M = L^(-T)
+                          triangular=self.eigenvalues_ is None,  # Cholesky: M = L^(-T)
+                          dtype=self._kernel_dtype())
+
+    def _kernel_dtype(self):
+        """float32 for a model fitted on float32 features (its map says so), else None:
+        the input's precision."""
+        dtype = self.normalization_.dtype
+        return dtype if dtype == np.float32 else None
 
     def _expansion_coef(self):
         """mu = M coef^T (m x n_outputs) of a linear model on the features, formed once:

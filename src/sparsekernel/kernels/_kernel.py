@@ -121,9 +121,14 @@ class Kernel:
         g = self.gamma if np.isscalar(self.gamma) else f"array({len(self.gamma)})"
         return f"Kernel({self.name!r}, gamma={g}, degree={self.degree}, coef0={self.coef0})"
 
-    def _compute(self, X, Z, Z_sq_norms=None, out=None):
+    def _compute(self, X, Z, Z_sq_norms=None, out=None, dtype=None):
+        """One block K(X, Z), in ``dtype`` when given (else the working dtype)."""
         if self.name == "rbf":
-            return F.rbf_kernel(X, Z, self.gamma, Z_sq_norms, out=out)
+            return F.rbf_kernel(X, Z, self.gamma, Z_sq_norms, out=out, dtype=dtype)
+        K = self._compute_other(X, Z, out)
+        return K if dtype is None else K.astype(dtype, copy=False)
+
+    def _compute_other(self, X, Z, out):
         if self.name == "laplacian":
             return F.laplacian_kernel(X, Z, self.gamma)
         if self.name == "polynomial":
@@ -156,13 +161,18 @@ class Kernel:
         for rows in iter_row_slices(X.shape[0], block_rows):
             yield rows, self._compute(X[rows], Z, zn, None if out is None else out[rows])
 
-    def map_blocks(self, X, Z, work, out=None, block_rows=None):
+    def map_blocks(self, X, Z, work, out=None, block_rows=None, dtype=None):
         """Call ``work(rows, K(X[rows], Z))`` for every row block, blocks side by side.
 
         The blocks run on the planned threads (:mod:`sparsekernel.utils._threads`), each
         with one-thread BLAS; the memory budget is shared among the blocks in flight. With
-        ``out`` (as in :meth:`blocks`) each block is computed into ``out[rows]``.
+        ``out`` (an (n, m) C-contiguous array) each block is computed into ``out[rows]``, in
+        ``out``'s dtype. ``dtype`` (or ``out``'s dtype) below the working dtype: float32
+        blocks from float64 data, the squared distances still in float64
+        (:func:`~sparsekernel.kernels.rbf_kernel`).
         """
+        if out is not None:
+            dtype = out.dtype
         if not np.isscalar(self.gamma) and len(self.gamma) != Z.shape[0]:
             raise ValueError(
                 f"Per-centre gamma has {len(self.gamma)} entries but Z has {Z.shape[0]} rows."
@@ -177,7 +187,7 @@ class Kernel:
         zn = F.squared_norms(Z, F.working_dtype(X, Z)) if self.name == "rbf" else None
 
         def run(rows):
-            K = self._compute(X[rows], Z, zn, None if out is None else out[rows])
+            K = self._compute(X[rows], Z, zn, None if out is None else out[rows], dtype)
             if not np.isfinite(K).all():
                 raise ValueError(self._non_finite_message(X[rows], Z))
             work(rows, K)
@@ -206,20 +216,22 @@ class Kernel:
         self.map_blocks(X, Z, store, out=out, block_rows=block_rows)
         return out
 
-    def apply(self, X, Z, coef, block_rows=None):
+    def apply(self, X, Z, coef, block_rows=None, dtype=None):
         """Return ``K(X, Z) @ coef`` holding one block of K per thread.
 
-        ``coef`` has shape (m,) or (m, k); this is how a fitted model predicts.
+        ``coef`` has shape (m,) or (m, k); this is how a fitted model predicts. ``dtype``:
+        the precision of K and the product (default the working dtype); a model fitted on
+        float32 features predicts in float32 (:meth:`map_blocks`).
         """
         coef = np.asarray(coef)
-        dtype = F.working_dtype(X, Z)
+        dtype = np.dtype(dtype or F.working_dtype(X, Z))
         out = np.empty((X.shape[0],) + coef.shape[1:], dtype=np.result_type(dtype, coef))
         coef = coef.astype(dtype, copy=False)
 
         def product(rows, K):
             out[rows] = K @ coef
 
-        self.map_blocks(X, Z, product, block_rows=block_rows)
+        self.map_blocks(X, Z, product, block_rows=block_rows, dtype=dtype)
         return out
 
     def gradient_basis(self, Z, X, G, block_rows=None):
