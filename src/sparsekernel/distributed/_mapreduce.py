@@ -98,7 +98,7 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
     smoothing : float, default=inf
         Smoothing of the plus function (``inf``: exact squared hinge, generalized Newton).
     {memory_budget}
-    tol : float, default=1e-6
+    tol : float, default=1e-3
         Newton stopping tolerance (parts and final model).
     {max_iter}
     {class_weight}
@@ -192,7 +192,7 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
 
     def __init__(self, n_parts=4, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  n_basis="auto", basis="random", final_C=1.0, smoothing=float("inf"),
-                 memory_budget=None, tol=1e-6, max_iter=100, class_weight=None, client=None,
+                 memory_budget=None, tol=1e-3, max_iter=100, class_weight=None, client=None,
                  n_jobs=None, timeout=None, random_state=None, verbose=0):
         self.n_parts = n_parts
         self.kernel = kernel

@@ -51,8 +51,10 @@ class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
         squared loss and a generalized Newton method whose Hessian only involves rows with
         non-zero loss; the papers' smooth setting is 5.
     {memory_budget}
-    tol : float, default=1e-6
-        Stop when ||grad||_inf <= tol * max(1, ||grad at 0||_inf).
+    tol : float, default=1e-3
+        Stop when ||grad||_inf <= tol * max(1, ||grad at 0||_inf), as LowRankSVC. 1e-6
+        took 13 Newton iterations a class on letter (m = 1225, C = 100) against 6, for
+        4.32 % against 4.36 % test error (0.3 % of the predictions differ).
     {max_iter}
     {class_weight}
     {random_state}
@@ -94,7 +96,7 @@ class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  n_basis="auto", basis="random", smoothing=float("inf"), memory_budget=None,
-                 tol=1e-6, max_iter=100, class_weight=None, random_state=None, verbose=0):
+                 tol=1e-3, max_iter=100, class_weight=None, random_state=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -143,8 +145,10 @@ class ReducedSVR(SingleTargetRegressorMixin, BaseSmoothSVM):
         Smoothing parameter alpha of the smooth plus function (as in :class:`ReducedSVC`;
         ``inf`` is the exact squared epsilon-insensitive loss).
     {memory_budget}
-    tol : float, default=1e-6
-        Stop when ||grad||_inf <= tol * max(1, ||grad at 0||_inf).
+    tol : float, default=1e-3
+        Stop when ||grad||_inf <= tol * max(1, ||grad at 0||_inf), as the classifiers.
+        1e-6 took 4 Newton iterations on california_housing (C = 10) against 2, for an R^2
+        of 0.7384 against 0.7383.
     {max_iter}
     {random_state}
     {verbose}
@@ -172,7 +176,7 @@ class ReducedSVR(SingleTargetRegressorMixin, BaseSmoothSVM):
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, epsilon=0.1,
                  n_basis="auto", basis="random", smoothing=float("inf"), memory_budget=None,
-                 tol=1e-6, max_iter=100, random_state=None, verbose=0):
+                 tol=1e-3, max_iter=100, random_state=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -221,7 +225,7 @@ class SmoothSVC(ReducedSVC):
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  n_basis=None, basis="random", smoothing=float("inf"), memory_budget=None,
-                 tol=1e-6, max_iter=100, class_weight=None, random_state=None, verbose=0):
+                 tol=1e-3, max_iter=100, class_weight=None, random_state=None, verbose=0):
         super().__init__(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, C=C,
                          n_basis=n_basis, basis=basis, smoothing=smoothing,
                          memory_budget=memory_budget, tol=tol, max_iter=max_iter,
@@ -239,7 +243,7 @@ class SmoothSVR(ReducedSVR):
 
     def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, epsilon=0.1,
                  n_basis=None, basis="random", smoothing=float("inf"), memory_budget=None,
-                 tol=1e-6, max_iter=100, random_state=None, verbose=0):
+                 tol=1e-3, max_iter=100, random_state=None, verbose=0):
         super().__init__(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, C=C,
                          epsilon=epsilon, n_basis=n_basis, basis=basis, smoothing=smoothing,
                          memory_budget=memory_budget, tol=tol, max_iter=max_iter,

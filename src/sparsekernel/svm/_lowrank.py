@@ -108,7 +108,9 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     {rcond}
     {memory_budget}
     tol : float, default=1e-3
-        Relative duality gap of every dual coordinate descent solve: the objective is within
+        The squared hinge on stored features (Newton, as ReducedSVC) stops when
+        ||grad||_inf <= tol * max(1, ||grad at 0||_inf). Dual coordinate descent (the hinge,
+        streamed fits) stops at a relative duality gap of ``tol``: the objective is within
         ``tol`` of its optimum. 1e-2 saves a third of the passes and was as accurate on ijcnn1
         (1.325 % against 1.318 % test error at k = 1000) but not on the noisy checkerboard
         (100k rows, k = 1000: 1.85 % against 1.33 %).
