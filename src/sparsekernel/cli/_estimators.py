@@ -156,8 +156,8 @@ def _libsvm_options():
                             "memory is --memory-budget)")),
         (("-e",), dict(type=float, dest="tol", metavar="epsilon",
                        help="stopping tolerance, passed to the estimator's tol (here a "
-                            "relative gradient norm, default 0.001 as LIBSVM's default 0.001 "
-                            "where it bounds a KKT violation)")),
+                            "relative gradient norm; default 0.001, LIBSVM's default, where it "
+                            "bounds a KKT violation)")),
         (("-h",), dict(type=int, choices=(0, 1), dest="shrinking", metavar="shrinking",
                        help="LIBSVM's shrinking heuristics: accepted and ignored")),
         (("-b",), dict(type=int, choices=(0, 1), dest="probability", default=0,
