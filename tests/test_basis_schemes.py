@@ -1,6 +1,7 @@
 """IRSVM, systematic and clustering reduced sets (review section 3, Algorithms 1-3)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -233,3 +234,17 @@ def test_new_bases_round_trip(basis, blobs, tmp_path):
     save(clf, tmp_path / "m.npz")
     back = load(tmp_path / "m.npz")
     np.testing.assert_array_equal(back.decision_function(X), clf.decision_function(X))
+
+
+def test_clustering_warns_when_its_widths_vanish_in_high_dimensions(rng):
+    """The Oyang-Hwang width shrinks like sqrt(2 e / d): in 300 dimensions the kernel is
+    near zero at a centre's own members and the selector says so; in 2 it is not."""
+    y = np.repeat([0, 1], 100)
+    X_high = rng.normal(size=(200, 300)) + y[:, None]
+    with pytest.warns(UserWarning, match="n_features=300"):
+        ClusteringBasis().select(X_high, y, n_basis=10, random_state=0)
+    X_low = rng.normal(size=(200, 2)) + y[:, None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = ClusteringBasis().select(X_low, y, n_basis=10, random_state=0)
+    assert res.gamma.shape == (10,)
