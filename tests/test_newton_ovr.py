@@ -60,6 +60,28 @@ def test_without_kept_hessians_same_solution():
         np.testing.assert_allclose(a.coef, b.coef, atol=1e-9)
 
 
+def test_a_single_problem_updates_its_hessian(monkeypatch):
+    """Binary classification (one problem) updates its kept Hessian by the rows that changed
+    side instead of rebuilding it from every active row, to the same solution."""
+    from sparsekernel.solvers import newton_ovr as module
+
+    F, Y, sw = _problem(n=2000, seed=6)
+    rows, gram_rows = [], module._gram_rows
+
+    def counting(F, cs, idx, gather_bytes):
+        rows.append(len(idx))
+        return gram_rows(F, cs, idx, gather_bytes)
+
+    monkeypatch.setattr(module, "_gram_rows", counting)
+    (kept,) = newton_ovr(F, Y[:, :1], C=30.0, sample_weight=sw, tol=1e-12, n_threads=1)
+    n_kept, rows[:] = sum(rows), []
+    (rebuilt,) = newton_ovr(F, Y[:, :1], C=30.0, sample_weight=sw, tol=1e-12, n_threads=1,
+                            hessian_bytes=0)
+    assert kept.n_iter == rebuilt.n_iter >= 3
+    assert n_kept < sum(rows)
+    np.testing.assert_allclose(kept.coef, rebuilt.coef, atol=1e-9)
+
+
 def test_zero_weight_rows_are_ignored():
     F, Y, sw = _problem(seed=4)
     sw[::3] = 0.0

@@ -160,13 +160,15 @@ class _State:
         return todo[~done]
 
     def directions(self, todo):
-        """Newton directions (m + 1, len(todo)): one shared system while every row is
-        active in every problem (the first iteration), else one system per problem, the
-        problems side by side (or, when fewer than the threads, each split by rows)."""
+        """Newton directions (m + 1, len(todo)): one shared system while the problems'
+        active sets coincide and none has a Hessian to update (the first iteration from
+        w = 0), else one system per problem, the problems side by side (or, when fewer
+        than the threads, each split by rows). A single problem (binary classification)
+        thus updates its Hessian by the rows that changed side, as each class does."""
         active = (self.R > 0) & (self.s > 0)[:, None]
         self.step_active = active
         cs = self.C * self.s
-        if (active == active[:, :1]).all():  # from w = 0: one system for every problem
+        if (active == active[:, :1]).all() and not any(j in self.hessians for j in todo):
             H = _hessian(self.F, cs, np.flatnonzero(active[:, 0]), self.threads,
                          self.gather_bytes)
             if self.keep_hessians:
