@@ -33,6 +33,8 @@ at C = 10, 57 % are active at the start and the fit time did not change.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 
 from ..utils._threads import blas_threads, map_threads, planned_threads
@@ -46,6 +48,9 @@ __all__ = ["newton_ovr", "newton_ovr_bytes"]
 _GATHER_BYTES = 32 * 2**20
 #: Warm start (module docstring): from n m^2 of this size, on every this-many-th row.
 WARM_WORK, WARM_STRIDE = 1e10, 8
+#: Newton iterations of a problem after which float32 features get float64 Hessians
+#: (:meth:`_State._solve_system`).
+F32_PATIENCE = 10
 
 
 def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads=None,
@@ -55,7 +60,8 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
     Parameters
     ----------
     F : ndarray of shape (n, m)
-        Dense features, float32 or float64 (products stay in F's dtype; the Hessians, the
+        Dense features, float32 or float64 (products stay in F's dtype, but for the
+        Hessians of a float32 solve that stalls or needs a jitter; the Hessians, the
         margins and the iterates are float64).
     Y : ndarray of shape (n, k)
         Targets in {-1, +1}, one column per problem.
@@ -124,7 +130,8 @@ class _State:
         self.n_iter = np.zeros(k, dtype=int)
         self.scale = None
         self.gnorm = np.full(k, np.inf)
-        self.hessians = {}  # problem -> (H, the active rows it was built on)
+        self.hessians = {}  # problem -> (H, the active rows it was built on, exact)
+        self.gram_dtype = F.dtype  # of the Hessians' products (_solve_system)
         self.keep_hessians = k * 8.0 * (m + 1) ** 2 <= hessian_bytes
         self.hessian_bytes = hessian_bytes
 
@@ -168,43 +175,77 @@ class _State:
         active = (self.R > 0) & (self.s > 0)[:, None]
         self.step_active = active
         cs = self.C * self.s
+        if self.n_iter[todo].max() >= F32_PATIENCE:
+            self.gram_dtype = np.dtype(np.float64)  # (_solve_system)
         if (active == active[:, :1]).all() and not any(j in self.hessians for j in todo):
-            H = _hessian(self.F, cs, np.flatnonzero(active[:, 0]), self.threads,
-                         self.gather_bytes)
-            if self.keep_hessians:
-                self.hessians = dict.fromkeys(todo.tolist(), (H, active[:, 0]))
+            rows = np.flatnonzero(active[:, 0])
+
+            def build():
+                return _hessian(self.F, cs, rows, self.threads, self.gather_bytes,
+                                self.gram_dtype)
+
             with blas_threads(self.threads):  # one factorization: the threads share it
-                return spd_solve(H, -self.G)[0]
+                D, H, exact = self._solve_system(build(), self._exact(), -self.G, build)
+            if self.keep_hessians:
+                self.hessians = dict.fromkeys(todo.tolist(), (H, active[:, 0], exact))
+            return D
         inner = 1 if len(todo) >= self.threads else self.threads
 
         def solve(col):
-            H = self._hessian_of(todo[col], active[:, col], cs, inner)
-            if inner == 1:  # the problems side by side, each on the one BLAS thread it has
-                return spd_solve(H, -self.G[:, col])[0]
-            with blas_threads(inner):  # 30 % faster on 2 threads from m = 1500
-                return spd_solve(H, -self.G[:, col])[0]
+            j, act = todo[col], active[:, col]
+
+            def build():
+                return _hessian(self.F, cs, np.flatnonzero(act), inner, self.gather_bytes,
+                                self.gram_dtype)
+
+            H, exact = self._hessian_of(j, act, cs, inner, build)
+            # Side by side, each problem has the one BLAS thread of the plan; a problem
+            # alone takes them all (30 % faster on 2 threads from m = 1500).
+            with blas_threads(inner) if inner > 1 else nullcontext():
+                d, H, exact = self._solve_system(H, exact, -self.G[:, col], build)
+            if self.keep_hessians:
+                self.hessians[j] = (H, act, exact)
+            return d
 
         return np.column_stack(map_threads(solve, range(len(todo)), self.threads // inner))
 
-    def _hessian_of(self, j, act, cs, n_threads):
-        """Problem j's Hessian on its active rows ``act``: the previous one updated by the
-        rows that entered or left when they are fewer than the active rows (late
-        iterations change a few rows), else rebuilt."""
+    def _exact(self):
+        """Whether Hessians are now summed in float64 (always for float64 features)."""
+        return self.gram_dtype == np.float64
+
+    def _solve_system(self, H, exact, rhs, rebuild):
+        """``(H^-1 rhs, H, exact)``.
+
+        Float32 products make a Hessian twice as fast, and with whitened features (Nystrom)
+        as good. With raw kernel columns (ReducedSVC) at large C their rounding can swamp
+        the identity in ``I + C F^T F``: the Hessian then needs a jitter to factor, or
+        factors but points the wrong way, and Newton stalls (C = 1e4: every factor jittered
+        and all 50 iterations ran; C = 1e3: 50 instead of 5). So a Hessian that needs a
+        jitter is rebuilt in float64 at once, and after F32_PATIENCE iterations of a problem
+        (exact Newton takes 4-8) every later Hessian is summed in float64."""
+        d, _, jitter = spd_solve(H, rhs)
+        if jitter == 0 or exact:
+            return d, H, exact
+        self.gram_dtype = np.dtype(np.float64)
+        H = rebuild()
+        return spd_solve(H, rhs)[0], H, True
+
+    def _hessian_of(self, j, act, cs, n_threads, rebuild):
+        """Problem j's Hessian on its active rows ``act`` and whether it is exact (float64
+        sums): the previous one updated by the rows that entered or left when they are
+        fewer than the active rows (late iterations change a few rows), else ``rebuild()``."""
         prev = self.hessians.get(j)
-        if prev is not None:
-            H_prev, act_prev = prev
-            enter, leave = np.flatnonzero(act & ~act_prev), np.flatnonzero(act_prev & ~act)
-            if len(enter) + len(leave) < np.count_nonzero(act):
-                H = H_prev + _gram(self.F, cs, enter, n_threads, self.gather_bytes)
-                H -= _gram(self.F, cs, leave, n_threads, self.gather_bytes)
-                H[-1, :-1] = H[:-1, -1]
-            else:
-                H = _hessian(self.F, cs, np.flatnonzero(act), n_threads, self.gather_bytes)
-        else:
-            H = _hessian(self.F, cs, np.flatnonzero(act), n_threads, self.gather_bytes)
-        if self.keep_hessians:
-            self.hessians[j] = (H, act)
-        return H
+        if prev is None:
+            return rebuild(), self._exact()
+        H_prev, act_prev, exact_prev = prev
+        enter, leave = np.flatnonzero(act & ~act_prev), np.flatnonzero(act_prev & ~act)
+        if len(enter) + len(leave) >= np.count_nonzero(act) or (self._exact() and not exact_prev):
+            return rebuild(), self._exact()
+        dtype = self.gram_dtype
+        H = H_prev + _gram(self.F, cs, enter, n_threads, self.gather_bytes, dtype)
+        H -= _gram(self.F, cs, leave, n_threads, self.gather_bytes, dtype)
+        H[-1, :-1] = H[:-1, -1]
+        return H, exact_prev and dtype == np.float64
 
     def step(self, todo, D):
         """Exact line search along D for each problem; update iterates and margins."""
@@ -248,38 +289,45 @@ def _message(status, gnorm, tol_abs, n_iter, exact):
             "increase max_iter or tol.")
 
 
-def _hessian(F, cs, rows, n_threads=1, gather_bytes=_GATHER_BYTES):
+def _hessian(F, cs, rows, n_threads=1, gather_bytes=_GATHER_BYTES, dtype=None):
     """I + [F 1]_rows^T diag(cs_rows) [F 1]_rows (float64), row slices on the threads."""
-    H = _gram(F, cs, rows, n_threads, gather_bytes)
+    H = _gram(F, cs, rows, n_threads, gather_bytes, dtype)
     H[-1, :-1] = H[:-1, -1]
     H[np.diag_indices(len(H))] += 1.0
     return H
 
 
-def _gram(F, cs, rows, n_threads=1, gather_bytes=_GATHER_BYTES):
-    """[F 1]_rows^T diag(cs_rows) [F 1]_rows (upper border only), row slices on the threads."""
+def _gram(F, cs, rows, n_threads=1, gather_bytes=_GATHER_BYTES, dtype=None):
+    """[F 1]_rows^T diag(cs_rows) [F 1]_rows (upper border only), row slices on the threads;
+    the products in ``dtype`` (default F's), summed in float64."""
     m = F.shape[1]
     parts = split_rows(len(rows), len(rows) * float(m) * m, n_threads)
-    return sum(map_threads(lambda s: _gram_rows(F, cs, rows[s], gather_bytes), parts,
+    return sum(map_threads(lambda s: _gram_rows(F, cs, rows[s], gather_bytes, dtype), parts,
                            len(parts)))
 
 
-def _gram_rows(F, cs, rows, gather_bytes):
+def _gram_rows(F, cs, rows, gather_bytes, dtype=None):
     """[F 1]_rows^T diag(cs_rows) [F 1]_rows (upper border only), gathered into one buffer
-    of ``gather_bytes`` (scaled in place: the gathers are the solver's largest temporaries)."""
+    (scaled in place: the gathers are the solver's largest temporaries); buffer and, for
+    float32 rows gathered in float64, their float32 copy take ``gather_bytes`` together."""
     m = F.shape[1]
+    dtype = np.dtype(dtype or F.dtype)
     H = np.zeros((m + 1, m + 1))
-    step = max(1, int(gather_bytes // (F.itemsize * max(m, 1))))
-    buf = np.empty((min(step, len(rows)), m), dtype=F.dtype)
+    row_bytes = (dtype.itemsize + (F.itemsize if dtype != F.dtype else 0)) * max(m, 1)
+    step = max(1, int(gather_bytes // row_bytes))
+    buf = np.empty((min(step, len(rows)), m), dtype=dtype)
     for start in range(0, len(rows), step):
         idx = rows[start:start + step]
         w = cs[idx]
-        root = np.sqrt(w).astype(F.dtype)
+        root = np.sqrt(w).astype(dtype)
         G = buf[:len(idx)]
         if idx[-1] - idx[0] == len(idx) - 1:  # a run of rows (sorted): scale without a gather
             np.multiply(F[idx[0]:idx[-1] + 1], root[:, None], out=G)
         else:
-            np.take(F, idx, axis=0, out=G, mode="clip")  # "raise" mode would buffer
+            if dtype == F.dtype:
+                np.take(F, idx, axis=0, out=G, mode="clip")  # "raise" mode would buffer
+            else:
+                G[...] = F[idx]
             G *= root[:, None]
         H[:m, :m] += G.T @ G
         H[:m, m] += G.T @ root
