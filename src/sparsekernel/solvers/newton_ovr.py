@@ -184,8 +184,9 @@ class _State:
                 return _hessian(self.F, cs, rows, self.threads, self.gather_bytes,
                                 self.gram_dtype)
 
-            with blas_threads(self.threads):  # one factorization: the threads share it
-                D, H, exact = self._solve_system(build(), self._exact(), -self.G, build)
+            # One factorization, which the threads share.
+            D, H, exact = self._solve_system(build(), self._exact(), -self.G, build,
+                                             self.threads)
             if self.keep_hessians:
                 self.hessians = dict.fromkeys(todo.tolist(), (H, active[:, 0], exact))
             return D
@@ -201,8 +202,7 @@ class _State:
             H, exact = self._hessian_of(j, act, cs, inner, build)
             # Side by side, each problem has the one BLAS thread of the plan; a problem
             # alone takes them all (30 % faster on 2 threads from m = 1500).
-            with blas_threads(inner) if inner > 1 else nullcontext():
-                d, H, exact = self._solve_system(H, exact, -self.G[:, col], build)
+            d, H, exact = self._solve_system(H, exact, -self.G[:, col], build, inner)
             if self.keep_hessians:
                 self.hessians[j] = (H, act, exact)
             return d
@@ -213,8 +213,9 @@ class _State:
         """Whether Hessians are now summed in float64 (always for float64 features)."""
         return self.gram_dtype == np.float64
 
-    def _solve_system(self, H, exact, rhs, rebuild):
-        """``(H^-1 rhs, H, exact)``.
+    def _solve_system(self, H, exact, rhs, rebuild, threads):
+        """``(H^-1 rhs, H, exact)``, factored on ``threads`` BLAS threads (a rebuild sums
+        its rows on the library's threads, each with one BLAS thread, as every product).
 
         Float32 products make a Hessian twice as fast, and with whitened features (Nystrom)
         as good. With raw kernel columns (ReducedSVC) at large C their rounding can swamp
@@ -223,12 +224,14 @@ class _State:
         and all 50 iterations ran; C = 1e3: 50 instead of 5). So a Hessian that needs a
         jitter is rebuilt in float64 at once, and after F32_PATIENCE iterations of a problem
         (exact Newton takes 4-8) every later Hessian is summed in float64."""
-        d, _, jitter = spd_solve(H, rhs)
+        with blas_threads(threads) if threads > 1 else nullcontext():
+            d, _, jitter = spd_solve(H, rhs)
         if jitter == 0 or exact:
             return d, H, exact
         self.gram_dtype = np.dtype(np.float64)
         H = rebuild()
-        return spd_solve(H, rhs)[0], H, True
+        with blas_threads(threads) if threads > 1 else nullcontext():
+            return spd_solve(H, rhs)[0], H, True
 
     def _hessian_of(self, j, act, cs, n_threads, rebuild):
         """Problem j's Hessian on its active rows ``act`` and whether it is exact (float64
