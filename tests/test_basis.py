@@ -123,9 +123,29 @@ def test_auto_n_basis_follows_the_kernel_spectrum():
     wavy = rng.uniform(-1, 1, (n, 4))
     # 99 % of the trace in ~105 directions, 99.9 % in ~200 of 500: the count, raised to low
     assert auto_n_basis(wavy, Kernel("rbf", gamma=1.0), rng) == low
+    # a classifier goes below that floor, to AUTO_CLASS_FACTOR times the count (~105)
+    for_classes = auto_n_basis(wavy, Kernel("rbf", gamma=1.0), np.random.RandomState(1),
+                               classifier=True)
+    assert 150 <= for_classes < low
+    assert auto_n_basis(wavy, Kernel("rbf", gamma=1.0), np.random.RandomState(1)) == low
     # narrower kernel: 99.9 % needs ~360 of the 500 sampled directions, a tail the sample
     # cannot resolve: the upper end
     assert auto_n_basis(wavy, Kernel("rbf", gamma=2.0), rng) == high
     rough = rng.standard_normal((n, 50))  # flat spectrum: beyond sqrt(n) scaling's range
     assert auto_n_basis(rough, Kernel("rbf", gamma=0.02), rng) == auto_flat(n)
     assert auto_bounds(50) == (50, 50)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 2 iterations
+def test_classifiers_and_regressors_count_auto_basis_for_their_task():
+    """Estimators pass their labels, so a classifier gets the classifier's count."""
+    from sparsekernel import ReducedSVC, ReducedSVR
+    from sparsekernel.basis._base import auto_bounds
+
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, (4000, 4))
+    y = (np.sin(3 * X[:, 0]) + X[:, 1] ** 2 > 0.5).astype(int)
+    low = auto_bounds(len(X))[0]
+    clf = ReducedSVC(gamma=1.0, max_iter=2, random_state=0).fit(X, y)
+    reg = ReducedSVR(gamma=1.0, max_iter=2, random_state=0).fit(X, y.astype(float))
+    assert 150 <= clf.basis_.shape[0] < low == reg.basis_.shape[0]

@@ -121,19 +121,24 @@ def test_max_iter_reports_not_converged():
     assert all(r.status == "max_iter" and "max_iter=1" in r.message for r in res)
 
 
-def test_exact_step_is_the_line_minimum():
+@pytest.mark.parametrize("scale", [0.05, 1.0, 20.0])
+def test_exact_step_is_the_line_minimum(scale):
+    """Minimum on either side of t = 1 (the step tries t = 1 first and, when the root is
+    below it, sorts only the breakpoints below 1)."""
     rng = np.random.default_rng(6)
     n = 200
     r, c, cs = rng.standard_normal(n), rng.standard_normal(n), rng.uniform(0.5, 2, n)
     z, d = rng.standard_normal(5), rng.standard_normal(5)
+    slope = z @ d - np.sum(cs * c * np.maximum(r, 0))
+    if slope > 0:  # make d a descent direction
+        c, d = -c, -d
+    c, d = scale * c, scale * d  # a longer direction puts the minimum at a smaller t
 
     def phi(t):
         return 0.5 * np.sum((z + t * d) ** 2) + 0.5 * np.sum(cs * np.maximum(r - t * c, 0) ** 2)
 
-    slope = z @ d - np.sum(cs * c * np.maximum(r, 0))
-    if slope > 0:  # make d a descent direction
-        c, d = -c, -d
     t = _exact_step(r, c, cs, z @ d, d @ d)
+    assert (t > 1.0) == (scale < 1.0)
     grid = np.linspace(0, 3 * max(t, 1.0), 20001)
     assert phi(t) <= min(phi(g) for g in grid) + 1e-9
 

@@ -90,6 +90,9 @@ AUTO_SAMPLE = 500
 #: end at most AUTO_RANK_FACTOR times the sample's rank at 99.9 % of the trace.
 AUTO_MIN, AUTO_LOW, AUTO_HIGH = 100, 4.0, 10.0
 AUTO_RANK_FACTOR = 20
+#: For a classifier, a spectrum the sample resolves (the 99.9 % rank below TAIL_RANK_SHARE
+#: of it) lowers the floor further, to AUTO_CLASS_FACTOR times the rank at AUTO_TRACE.
+AUTO_CLASS_FACTOR = 1.75
 #: A flat spectrum (the sample nearly full rank at AUTO_TRACE) takes AUTO_FLAT sqrt(n) up
 #: to AUTO_FLAT_CAP basis functions (never fewer than AUTO_HIGH sqrt(n)).
 AUTO_FLAT, AUTO_FLAT_CAP = 18.0, 1800
@@ -114,7 +117,7 @@ def auto_flat(n_samples):
     return min(n_samples, flat)
 
 
-def auto_n_basis(X, kernel, random_state=None):
+def auto_n_basis(X, kernel, random_state=None, classifier=False):
     """``n_basis='auto'``: as many basis functions as the kernel's spectrum needs.
 
     The eigenvalues of K on ``AUTO_SAMPLE`` random rows say how many directions hold
@@ -136,8 +139,30 @@ def auto_n_basis(X, kernel, random_state=None):
       concentrated: on shuttle (9 features, 7 classes) 15 of 500 directions hold 99.9 %, and
       300 basis functions gave the test error of the 835 the sqrt(n) bound asked for
       (0.28 %) in a third of the fit time.
+    * A classifier (``classifier=True``) in that last case goes lower still, to
+      AUTO_CLASS_FACTOR times the count (not below AUTO_MIN): only the sign of its decision
+      function must be right, and the directions past 99 % of the trace rarely move it.
+      pendigits (10 classes, count 143): 347 -> 251 basis functions, test error 1.57 ->
+      1.59 % (mean of 4 landmark draws at C = 10), fit 0.21 -> 0.14 s; shuttle: 300 -> 100,
+      0.25 -> 0.26 % at C = 100, fit 0.45 -> 0.18 s. A regressor keeps the sqrt(n) floor:
+      on california_housing the count (91) times 1.75 cost 0.01-0.03 in R^2.
 
     Costs one AUTO_SAMPLE-square kernel and its eigenvalues (~0.03 s).
+
+    Parameters
+    ----------
+    X : ndarray or CSR matrix of shape (n, d)
+    kernel : Kernel
+        The estimator's kernel, gamma resolved.
+    random_state : int, RandomState, Generator or None
+        Draws the sampled rows.
+    classifier : bool, default=False
+        Count for a classifier (the last case above).
+
+    Returns
+    -------
+    int
+        The number of basis functions, in [1, n].
     """
     n = X.shape[0]
     low, high = auto_bounds(n)
@@ -155,7 +180,10 @@ def auto_n_basis(X, kernel, random_state=None):
         return auto_flat(n)
     if tail_rank >= TAIL_RANK_SHARE * len(rows):
         return high
-    low = max(min(AUTO_MIN, n), min(low, AUTO_RANK_FACTOR * tail_rank))
+    low = min(low, AUTO_RANK_FACTOR * tail_rank)
+    if classifier:
+        low = min(low, math.ceil(AUTO_CLASS_FACTOR * rank))
+    low = max(min(AUTO_MIN, n), low)
     return int(np.clip(rank, low, high))
 
 

@@ -35,7 +35,8 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     X : ndarray or CSR matrix of shape (n, d)
         Validated training inputs.
     y : ndarray of shape (n,), optional
-        Encoded class labels (classifiers), for selectors that stratify or work per class.
+        Encoded class labels (classifiers), for selectors that stratify or work per class;
+        given, ``n_basis='auto'`` counts for a classifier (:func:`auto_n_basis`).
     kernel, gamma, degree, coef0, memory_budget
         The estimator's kernel parameters (``gamma`` may be 'scale' or 'auto').
     n_basis : 'auto', int or float
@@ -61,8 +62,9 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
     rng = check_random_state(random_state)
     m = None
     if not hasattr(selector, "centers"):
-        auto = (auto_n_basis(X, kern, rng) if isinstance(n_basis, str) and n_basis == "auto"
-                else None)
+        auto = None
+        if isinstance(n_basis, str) and n_basis == "auto":
+            auto = auto_n_basis(X, kern, rng, classifier=y is not None)
         if auto is not None and max_n_basis is not None:  # the memory plan's cap
             auto = min(auto, max_n_basis)
         m = resolve_n_basis(n_basis, X.shape[0], auto)

@@ -78,15 +78,18 @@ class KMeansBasis(BasisSelector):
 
     Parameters
     ----------
-    max_iter : int, default=10
-        Lloyd iterations.
+    max_iter : int, default=5
+        Lloyd iterations. Five gave the test error of ten (LowRankSVC, means of 2-5 landmark
+        draws: pendigits 1.68 against 1.78 %, letter 3.42 against 3.35 %, mnist_5k, dna and
+        shuttle the same, ijcnn1 1.22 against 1.21 %) at half the clustering time, which
+        was a third of a small fit (pendigits 0.15 -> 0.10 s, ijcnn1 5.26 -> 4.99 s).
     subsample : int or None, default=20000
         Rows used for clustering (at least ``n_basis``); None uses all rows.
     init : {'random', 'k-means++'}, default='random'
         Random rows (then our Lloyd iterations), or k-means++ (scikit-learn's KMeans).
     """
 
-    def __init__(self, max_iter=10, subsample=20000, init="random"):
+    def __init__(self, max_iter=5, subsample=20000, init="random"):
         self.max_iter = max_iter
         self.subsample = subsample
         self.init = init
