@@ -31,6 +31,27 @@ def test_matches_newton_armijo_per_problem(C, n_threads):
         assert res.objective == pytest.approx(ref.objective, rel=1e-10)
 
 
+@pytest.mark.parametrize("k", [1, 3])
+def test_fewer_active_rows_than_features_take_the_row_space_system(k, monkeypatch):
+    """n < m (a basis as large as the data): later directions come from the active rows'
+    own system (Woodbury), and the solutions are newton_armijo's."""
+    from sparsekernel.solvers import newton_ovr as module
+
+    F, Y, sw = _problem(n=80, m=120, k=max(k, 2), seed=3)
+    Y = Y[:, :k]
+    taken = []
+    dual = module._State._dual_direction
+    monkeypatch.setattr(module._State, "_dual_direction",
+                        lambda self, rows, *a: taken.append(len(rows)) or dual(self, rows, *a))
+    results = newton_ovr(F, Y, C=10.0, sample_weight=sw, tol=1e-12)
+    assert taken and max(taken) < 80
+    for j, res in enumerate(results):
+        ref = newton_armijo(F, Y[:, j], SquaredSmoothHinge(np.inf), C=10.0, sample_weight=sw,
+                            tol=1e-12, presolve_rows=None)
+        np.testing.assert_allclose(res.coef, ref.coef, atol=1e-9, rtol=1e-9)
+        assert res.objective == pytest.approx(ref.objective, rel=1e-10)
+
+
 def test_optimality_conditions():
     """At the solution the gradient of every problem vanishes."""
     F, Y, sw = _problem(seed=1)

@@ -177,7 +177,8 @@ class _State:
         cs = self.C * self.s
         if self.n_iter[todo].max() >= F32_PATIENCE:
             self.gram_dtype = np.dtype(np.float64)  # (_solve_system)
-        if (active == active[:, :1]).all() and not any(j in self.hessians for j in todo):
+        first = not self.n_iter[todo].any()
+        if first and (active == active[:, :1]).all() and not any(j in self.hessians for j in todo):
             rows = np.flatnonzero(active[:, 0])
 
             def build():
@@ -194,10 +195,13 @@ class _State:
 
         def solve(col):
             j, act = todo[col], active[:, col]
+            rows = np.flatnonzero(act)
+            if self._dual_is_cheaper(j, act, len(rows)):
+                self.hessians.pop(j, None)
+                return self._dual_direction(rows, cs, -self.G[:, col], inner)
 
             def build():
-                return _hessian(self.F, cs, np.flatnonzero(act), inner, self.gather_bytes,
-                                self.gram_dtype)
+                return _hessian(self.F, cs, rows, inner, self.gather_bytes, self.gram_dtype)
 
             H, exact = self._hessian_of(j, act, cs, inner, build)
             # Side by side, each problem has the one BLAS thread of the plan; a problem
@@ -208,6 +212,39 @@ class _State:
             return d
 
         return np.column_stack(map_threads(solve, range(len(todo)), self.threads // inner))
+
+    def _dual_is_cheaper(self, j, act, n_act):
+        """Whether problem j's direction costs fewer flops through the active rows' own
+        (n_act-square) system (:meth:`_dual_direction`) than through its Hessian: a rebuild
+        from every active row or an update by the rows that changed side, then an
+        (m+1)-square Cholesky. Only when the gathered rows fit ``gather_bytes``."""
+        m1 = self.F.shape[1] + 1
+        if n_act == 0 or 8.0 * n_act * m1 > self.gather_bytes:
+            return False
+        summed = n_act
+        prev = self.hessians.get(j)
+        if prev is not None:
+            summed = min(n_act, int(np.count_nonzero(act != prev[1])))
+        half = 0.5 if self.gram_dtype == np.float32 else 1.0  # float32 products: 2x faster
+        primal = half * summed * m1 * m1 / 2 + m1 ** 3 / 3
+        return n_act * n_act * m1 / 2 + n_act ** 3 / 3 < primal
+
+    def _dual_direction(self, rows, cs, rhs, threads):
+        """``H^-1 rhs`` for ``H = I + A^T A``, ``A = diag(sqrt(cs)) [F 1]`` on the active
+        rows, by Woodbury: ``rhs - A^T (I + A A^T)^-1 A rhs``. With fewer active rows than
+        basis functions (small data, large C, late iterations) the row-space system is the
+        smaller one to sum and factor; its eigenvalues are >= 1, so float64 and no jitter.
+        letter, ReducedSVC (m = 1225, 26 classes, C = 100): 500-1,600 active rows a class."""
+        m = self.F.shape[1]
+        A = np.empty((len(rows), m + 1))
+        A[:, :m] = self.F[rows]
+        A[:, m] = 1.0
+        A *= np.sqrt(cs[rows])[:, None]
+        with blas_threads(threads) if threads > 1 else nullcontext():
+            K = A @ A.T
+            K[np.diag_indices(len(K))] += 1.0
+            u = spd_solve(K, A @ rhs)[0]
+        return rhs - A.T @ u
 
     def _exact(self):
         """Whether Hessians are now summed in float64 (always for float64 features)."""
