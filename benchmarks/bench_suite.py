@@ -33,9 +33,14 @@ Commands::
     python benchmarks/bench_suite.py --quick         # small sets, C = 10: suite_quick.*
     python benchmarks/bench_suite.py --sets ijcnn1 --methods SVC,LowRankSVC
     python benchmarks/bench_suite.py --busy          # again beside a busy core: suite_busy.*
+    python benchmarks/bench_suite.py --no-search --sets fashion_mnist \
+        --methods sklearnex.SVC,LowRankSVC \
+        --params LowRankSVC:n_basis=4000,memory_budget=8GB,tol=1e-4   # one method's settings
 
 Writes benchmarks/results/suite{_quick}.json, .md and .png (fit-time ratio to SVC / SVR and
-error gap per data set); ``--no-search``, ``--max-rows`` and ``--threads`` add to the name
+error gap per data set; the table also gives each fit time over oneDAL's, sklearnex's SVC /
+SVR, where it ran); ``--no-search``, ``--max-rows``, ``--threads`` and ``--params`` (a method
+with parameters besides C and gamma, shown in its name) add to the name
 (suite_nosearch_max300.json ...), so a smoke run never replaces the headline files. A run
 restricted by ``--sets`` or ``--methods`` replaces its own rows in an existing file of the
 same protocol and keeps the others, so one set can be rerun after a failure; every row
@@ -48,6 +53,7 @@ quiet file lacks.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.metadata
 import importlib.util
 import json
@@ -312,7 +318,7 @@ def limit_threads(threads):
         daal4py.daalinit(threads)
 
 
-def evaluate(data, name, search, max_rows, threads):
+def evaluate(data, name, search, max_rows, threads, params=None):
     """Child process: load the set, search or fit, predict the test set, score."""
     method = METHODS[name]
     limit_threads(threads)
@@ -328,7 +334,8 @@ def evaluate(data, name, search, max_rows, threads):
     mark_baseline()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model, timing = fit(seeded(method.make(gamma, X.shape[0])), method, X, y, search)
+        est = seeded(method.make(gamma, X.shape[0])).set_params(**(params or {}))
+        model, timing = fit(est, method, X, y, search)
         pred, predict_s = timed(model.predict, Xt)
     return {**shape, "gamma": gamma, **timing, "predict_s": predict_s,
             **scores(method.task, yt, pred), "model_size": model_size(model),
@@ -370,8 +377,11 @@ def run_method(data, name, args):
     if missing:
         return {**row, "skipped": f"{', '.join(missing)} not importable"}
     t0 = time.perf_counter()
+    params = args.params.get(name)
+    if params:
+        row["params"] = params
     result = run_with_timeout(evaluate, (data, name, args.search, args.max_rows,
-                                         args.threads), args.timeout)
+                                         args.threads, params), args.timeout)
     row["wall_s"] = time.perf_counter() - t0
     return {**row, **result}
 
@@ -422,10 +432,14 @@ def add_comparisons(rows):
     """Fit and predict ratios and the error gap to the set's SVC / SVR, where it ran."""
     refs = {r["data"]: r for r in rows
             if r["method"] == REFERENCE[r["task"]] and "fit_s" in r}
+    dal = {r["data"]: r for r in rows if r["method"] == "sklearnex." + REFERENCE[r["task"]]
+           and "fit_s" in r and not r.get("params")}
     for row in rows:
         ref = refs.get(row["data"])
-        for key in ("fit_ratio", "predict_ratio", "gap_points"):
+        for key in ("fit_ratio", "predict_ratio", "gap_points", "fit_ratio_onedal"):
             row.pop(key, None)
+        if row["data"] in dal and "fit_s" in row:
+            row["fit_ratio_onedal"] = row["fit_s"] / dal[row["data"]]["fit_s"]
         if ref is None or "fit_s" not in row:
             continue
         row["fit_ratio"] = row["fit_s"] / ref["fit_s"]
@@ -510,17 +524,47 @@ def notes(args):
 
 CLF_COLUMNS = [("data set", "data"), ("n", "n_train"), ("classes", "classes"),
                ("method", "method"), ("best C", "best_C"), ("fit s", "fit_s"),
-               ("fit / SVC", "fit_ratio"), ("predict s", "predict_s"),
+               ("fit / SVC", "fit_ratio"), ("fit / oneDAL", "fit_ratio_onedal"),
+               ("predict s", "predict_s"),
                ("predict / SVC", "predict_ratio"), ("error %", "error_pct"),
                ("gap to SVC (points)", "gap_points"), ("search s", "search_s"),
                ("peak MiB", "peak_rss_mib"), ("model size", "model_size"),
                ("load", "load_1min"), ("note", "note")]
 REG_COLUMNS = [("data set", "data"), ("n", "n_train"), ("method", "method"),
                ("best C", "best_C"), ("fit s", "fit_s"), ("fit / SVR", "fit_ratio"),
+               ("fit / oneDAL", "fit_ratio_onedal"),
                ("predict s", "predict_s"), ("predict / SVR", "predict_ratio"),
                ("RMSE", "rmse"), ("R^2", "r2"), ("gap to SVR (R^2 points)", "gap_points"),
                ("search s", "search_s"), ("peak MiB", "peak_rss_mib"),
                ("model size", "model_size"), ("load", "load_1min"), ("note", "note")]
+
+
+def method_label(row):
+    """The method's name, with the parameters ``--params`` gave it."""
+    params = row.get("params") or {}
+    args = ", ".join(f"{k}={v!r}" for k, v in params.items())
+    return f"{row['method']}({args})" if args else row["method"]
+
+
+def parse_params(items):
+    """``--params METHOD:key=value,key=value`` (repeatable) -> {method: {key: value}}; values
+    are Python literals where they parse ('1e-4', '4000'), else strings ('8GB')."""
+    out = {}
+    for item in items or ():
+        name, _, pairs = item.partition(":")
+        if not pairs or name not in METHODS:
+            raise SystemExit(f"--params {item!r}: expected METHOD:key=value,... with a method "
+                             "of --list")
+        for pair in pairs.split(","):
+            key, eq, text = pair.partition("=")
+            if not eq:
+                raise SystemExit(f"--params {item!r}: {pair!r} is not key=value")
+            try:
+                value = ast.literal_eval(text.strip())
+            except (ValueError, SyntaxError):
+                value = text.strip()
+            out.setdefault(name, {})[key.strip()] = value
+    return out
 
 
 def cell(value):
@@ -533,7 +577,7 @@ def table(rows, columns):
     lines = ["| " + " | ".join(c for c, _ in columns) + " |", "|" + "---|" * len(columns)]
     for row in rows:
         note = row.get("error") or row.get("skipped") or row.get("warnings") or ""
-        row = {**row, "note": note[:120]}
+        row = {**row, "note": note[:120], "method": method_label(row)}
         lines.append("| " + " | ".join(cell(row.get(key)) for _, key in columns) + " |")
     return lines
 
@@ -701,7 +745,8 @@ def results_name(args):
     smoke run never replaces the headline files."""
     parts = ["suite", "quick" if args.quick else "", "" if args.search or args.quick else
              "nosearch", f"max{args.max_rows}" if args.max_rows else "",
-             f"threads{args.threads}" if args.threads else ""]
+             f"threads{args.threads}" if args.threads else "",
+             "params" if args.params else ""]
     return "_".join(p for p in parts if p)
 
 
@@ -721,11 +766,16 @@ def parse(argv):
                     help="limit BLAS, OpenMP and oneDAL threads (default: library defaults)")
     ap.add_argument("--busy", action="store_true",
                     help="also run beside a busy core and report the slowdown")
+    ap.add_argument("--params", action="append", metavar="METHOD:KEY=VALUE,...",
+                    help="parameters for one method besides C and gamma, e.g. "
+                         "'LowRankSVC:n_basis=4000,memory_budget=8GB' (repeatable; the "
+                         "results file then ends in _params)")
     ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     ap.add_argument("--list", action="store_true", help="print the methods and sets, and exit")
     args = ap.parse_args(argv)
     if args.quick:
         args.search = False
+    args.params = parse_params(args.params)
     args.load_note = load_note()  # now, when the run starts
     return args
 

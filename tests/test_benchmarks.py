@@ -127,8 +127,9 @@ def test_llsvm_benchmark_quick_stream_and_checkerboard(tmp_path):
 def test_suite_benchmark_smoke_run(tmp_path):
     subprocess.run([sys.executable, str(BENCH / "bench_suite.py"), "--sets", "dna",
                     "--max-rows", "300", "--no-search", "--methods", "SVC,LowRankSVC",
+                    "--params", "LowRankSVC:n_basis=50,memory_budget=1GB",
                     "--out", str(tmp_path)], check=True, capture_output=True, timeout=600)
-    result = json.loads((tmp_path / "suite_nosearch_max300.json").read_text())
+    result = json.loads((tmp_path / "suite_nosearch_max300_params.json").read_text())
     rows = result["rows"]
     assert [(r["data"], r["method"]) for r in rows] == [("dna", "SVC"), ("dna", "LowRankSVC")]
     for row in rows:
@@ -137,9 +138,11 @@ def test_suite_benchmark_smoke_run(tmp_path):
         assert math.isfinite(row["fit_s"]) and row["fit_s"] > 0
         assert 0.0 <= row["error_pct"] <= 100.0
     assert rows[0]["fit_ratio"] == 1.0 and math.isfinite(rows[1]["gap_points"])
-    md = (tmp_path / "suite_nosearch_max300.md").read_text()
-    assert "| dna | 300 | 3 | LowRankSVC |" in md
-    assert (tmp_path / "suite_nosearch_max300.png").stat().st_size > 0
+    assert rows[1]["params"] == {"n_basis": 50, "memory_budget": "1GB"}
+    assert rows[1]["model_size"] == 50  # the parameters reached the estimator
+    md = (tmp_path / "suite_nosearch_max300_params.md").read_text()
+    assert "| dna | 300 | 3 | LowRankSVC(n_basis=50, memory_budget='1GB') |" in md
+    assert (tmp_path / "suite_nosearch_max300_params.png").stat().st_size > 0
 
 
 def test_memory_benchmark_runs_every_estimator_within_each_budget(tmp_path):
