@@ -16,7 +16,9 @@ and there are k problems on the same F, three things are shared or exact:
   all unconverged problems at once, as BLAS-3 products that read F once per iteration.
 * Later Hessians involve only each problem's active rows (those inside the margin), a
   fraction of n; each is built and factored on one BLAS thread, the problems side by side
-  on the planned threads (:mod:`sparsekernel.utils._threads`).
+  on the planned threads (:mod:`sparsekernel.utils._threads`). A problem with fewer
+  active rows than basis functions (small n, large m) solves the active rows' own system
+  instead (Woodbury), when that costs fewer flops.
 
 The loss is piecewise quadratic, so the step length along a Newton direction is found exactly
 (the root of a piecewise-linear increasing derivative, from sorted breakpoints) instead of by
@@ -46,6 +48,8 @@ __all__ = ["newton_ovr", "newton_ovr_bytes"]
 
 #: Bytes of gathered, scaled rows per ``syrk`` when a Hessian is built from active rows.
 _GATHER_BYTES = 32 * 2**20
+#: Rows gathered at a time into the active rows' system (:meth:`_State._dual_direction`).
+_DUAL_CHUNK = 1024
 #: Warm start (module docstring): from n m^2 of this size, on every this-many-th row.
 WARM_WORK, WARM_STRIDE = 1e10, 8
 #: Newton iterations of a problem after which float32 features get float64 Hessians
@@ -219,8 +223,8 @@ class _State:
         from every active row or an update by the rows that changed side, then an
         (m+1)-square Cholesky. Only when the gathered rows fit ``gather_bytes``."""
         m1 = self.F.shape[1] + 1
-        if n_act == 0 or 8.0 * n_act * m1 > self.gather_bytes:
-            return False
+        if not 0 < n_act <= m1 or 8.0 * n_act * m1 > self.gather_bytes:
+            return False  # (its memory: a gather buffer and the (m+1)^2 squares)
         summed = n_act
         prev = self.hessians.get(j)
         if prev is not None:
@@ -237,7 +241,9 @@ class _State:
         letter, ReducedSVC (m = 1225, 26 classes, C = 100): 500-1,600 active rows a class."""
         m = self.F.shape[1]
         A = np.empty((len(rows), m + 1))
-        A[:, :m] = self.F[rows]
+        for start in range(0, len(rows), _DUAL_CHUNK):  # no gathered copy of all the rows
+            part = rows[start:start + _DUAL_CHUNK]
+            A[start:start + len(part), :m] = self.F[part]
         A[:, m] = 1.0
         A *= np.sqrt(cs[rows])[:, None]
         with blas_threads(threads) if threads > 1 else nullcontext():
