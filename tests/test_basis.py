@@ -54,6 +54,10 @@ def test_kmeans_basis_dense_and_sparse(data):
     assert sp.issparse(res_s.centers) and res_s.centers.shape == (5, 3)
     res32 = KMeansBasis().select(X.astype(np.float32), n_basis=5, random_state=0)
     assert res32.centers.dtype == np.float32
+    # as many clusters as rows: the rows themselves, so reduced with Z = X is the full model
+    every = KMeansBasis().select(X[:40], n_basis=40, random_state=0)
+    np.testing.assert_array_equal(every.indices, np.arange(40))
+    np.testing.assert_array_equal(every.centers, X[:40])
 
 
 def test_kmeans_centroids_reduce_quantization_error(data):

@@ -97,6 +97,8 @@ class KMeansBasis(BasisSelector):
     def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
         rng = check_random_state(random_state)
         rows = subsample_rows(X.shape[0], self.subsample, rng, n_basis)
+        if n_basis >= X.shape[0]:  # as many clusters as rows: the rows are the centres
+            return BasisResult(centers=X[rows], indices=rows)
         if self.init == "random":  # our Lloyd loop: no sklearn.cluster import (_lloyd.py)
             centers = lloyd(X[rows], n_basis, self.max_iter, rng).astype(X.dtype, copy=False)
         else:
