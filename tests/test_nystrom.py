@@ -166,3 +166,20 @@ def test_nystrom_feature_names_and_pandas_output():
     pipe.set_output(transform="pandas").fit(Xdf, X[:, 0])
     assert list(pipe[0].transform(Xdf).columns) == [f"nystromfeatures{i}" for i in range(15)]
     assert list(pipe[:-1].get_feature_names_out()) == list(pipe[0].get_feature_names_out())
+
+
+@pytest.mark.parametrize("m", [1, 5, 256, 257, 600])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_upper_product_is_the_triangular_product_in_place(m, dtype):
+    """B M for upper-triangular M, column panels right to left (one panel, several, and a
+    last panel shorter than the rest)."""
+    from sparsekernel.features._nystrom import upper_product
+
+    rng = np.random.default_rng(m)
+    M = np.triu(rng.standard_normal((m, m))).astype(dtype)
+    B = rng.standard_normal((7, m)).astype(dtype)
+    expected = B.astype(np.float64) @ M.astype(np.float64)
+    out = upper_product(B, M)
+    assert out is B and B.dtype == dtype
+    np.testing.assert_allclose(B, expected, rtol=1e-4 if dtype == np.float32 else 1e-12,
+                               atol=1e-4 * np.sqrt(m) if dtype == np.float32 else 1e-10)

@@ -8,11 +8,10 @@ __all__ = ["COMMON_CONSTRAINTS", "DEFAULT_MEMORY_BUDGET", "InvalidParameterError
            "UNLIMITED_MEMORY_BUDGET", "check_random_state", "check_sample_weight",
            "column_mean_std", "constraints", "eigenvalue_floor", "feature_dtype", "fit_step",
            "format_bytes",
-           "largest_within", "log_line", "numpy_blas_single_threaded", "parse_memory_budget",
+           "largest_within", "log_line", "parse_memory_budget",
            "plain", "seed_from", "validate_params"]
 
 __getattr__, __dir__ = _lazy_exports(globals(), {
-    "._blas": ["numpy_blas_single_threaded"],
     "._memory": ["DEFAULT_MEMORY_BUDGET", "UNLIMITED_MEMORY_BUDGET", "MemoryBudgetError",
                  "MemoryPlan", "format_bytes", "largest_within", "parse_memory_budget"],
     "._numerics": ["column_mean_std", "eigenvalue_floor", "feature_dtype"],
