@@ -238,7 +238,8 @@ class _State:
         rows, by Woodbury: ``rhs - A^T (I + A A^T)^-1 A rhs``. With fewer active rows than
         basis functions (small data, large C, late iterations) the row-space system is the
         smaller one to sum and factor; its eigenvalues are >= 1, so float64 and no jitter.
-        letter, ReducedSVC (m = 1225, 26 classes, C = 100): 500-1,600 active rows a class."""
+        dna with the full basis (m = n = 2,000, 500-800 active rows a class): ReducedSVC
+        1.27 -> 0.51 s."""
         m = self.F.shape[1]
         A = np.empty((len(rows), m + 1))
         for start in range(0, len(rows), _DUAL_CHUNK):  # no gathered copy of all the rows
