@@ -142,8 +142,9 @@ def test_auto_n_basis_follows_the_kernel_spectrum():
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 2 iterations
 def test_classifiers_and_regressors_count_auto_basis_for_their_task():
-    """Estimators pass their labels, so a classifier gets the classifier's count."""
-    from sparsekernel import ReducedSVC, ReducedSVR
+    """A classifier gets the classifier's count; a regressor, and a transformer that is
+    given labels (kernel SIR slices by them), the general one."""
+    from sparsekernel import ReducedKernelSIR, ReducedSVC, ReducedSVR
     from sparsekernel.basis._base import auto_bounds
 
     rng = np.random.RandomState(0)
@@ -153,3 +154,5 @@ def test_classifiers_and_regressors_count_auto_basis_for_their_task():
     clf = ReducedSVC(gamma=1.0, max_iter=2, random_state=0).fit(X, y)
     reg = ReducedSVR(gamma=1.0, max_iter=2, random_state=0).fit(X, y.astype(float))
     assert 150 <= clf.basis_.shape[0] < low == reg.basis_.shape[0]
+    sir = ReducedKernelSIR(n_components=1, gamma=1.0, random_state=0).fit(X, y)
+    assert sir.basis_.shape[0] == low

@@ -15,7 +15,7 @@ import functools
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
@@ -229,7 +229,8 @@ class KernelExpansionMixin:
             X, y_basis, kernel=self.kernel, gamma=self.gamma,
             degree=getattr(self, "degree", 3), coef0=getattr(self, "coef0", 0.0),
             memory_budget=self.memory_budget, n_basis=self.n_basis, basis=self.basis,
-            random_state=self.random_state, max_n_basis=max_n_basis)
+            random_state=self.random_state, max_n_basis=max_n_basis,
+            classifier=is_classifier(self))
         self.basis_, self.basis_indices_, self.gamma_ = res.centers, res.indices, kern.gamma
         return kern, res
 

@@ -24,7 +24,7 @@ def _accepts_kernel(selector):
 
 def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                      memory_budget=None, n_basis="auto", basis="random", random_state=None,
-                     max_n_basis=None):
+                     max_n_basis=None, classifier=False):
     """Resolve the kernel on X, choose Z with it, finish the kernel.
 
     A selector thus always receives the estimator's own kernel (kind, degree, coef0, gamma
@@ -35,14 +35,18 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     X : ndarray or CSR matrix of shape (n, d)
         Validated training inputs.
     y : ndarray of shape (n,), optional
-        Encoded class labels (classifiers), for selectors that stratify or work per class;
-        given, ``n_basis='auto'`` counts for a classifier (:func:`auto_n_basis`).
+        Encoded class labels (classifiers), for selectors that stratify or work per class.
     kernel, gamma, degree, coef0, memory_budget
         The estimator's kernel parameters (``gamma`` may be 'scale' or 'auto').
     n_basis : 'auto', int or float
         See :func:`sparsekernel.basis.resolve_n_basis`; ignored for an explicit array.
     basis : str, array-like or BasisSelector
     random_state : int, RandomState or None
+    max_n_basis : int, optional
+        Cap on 'auto' (the largest m the memory plan allows).
+    classifier : bool, default=False
+        Whether the estimator is a classifier: ``n_basis='auto'`` then counts for one
+        (:func:`auto_n_basis`).
 
     Returns
     -------
@@ -52,11 +56,11 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     """
     with fit_step("basis-selection"):  # a step of the running fit, for its callbacks
         return _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis,
-                                 basis, random_state, max_n_basis)
+                                 basis, random_state, max_n_basis, classifier)
 
 
 def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis, basis,
-                      random_state, max_n_basis=None):
+                      random_state, max_n_basis=None, classifier=False):
     kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X)
     selector = make_basis_selector(basis)
     rng = check_random_state(random_state)
@@ -64,7 +68,7 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
     if not hasattr(selector, "centers"):
         auto = None
         if isinstance(n_basis, str) and n_basis == "auto":
-            auto = auto_n_basis(X, kern, rng, classifier=y is not None)
+            auto = auto_n_basis(X, kern, rng, classifier=classifier)
         if auto is not None and max_n_basis is not None:  # the memory plan's cap
             auto = min(auto, max_n_basis)
         m = resolve_n_basis(n_basis, X.shape[0], auto)
