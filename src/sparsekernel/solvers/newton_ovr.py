@@ -442,8 +442,7 @@ def _exact_step(r, c, cs, zd, dd, max_tries=20):
 
 def _exact_step_sorted(r, c, cs, zd, dd):
     """:func:`_exact_step` by sorting the breakpoints: the segment where the derivative
-    crosses zero. When the derivative at t = 1 is >= 0 only the breakpoints below 1 are
-    sorted."""
+    crosses zero."""
     act0 = r > 0
     a0 = zd - np.sum((cs * c * r)[act0])
     b0 = dd + np.sum((cs * c * c)[act0])
@@ -452,11 +451,6 @@ def _exact_step_sorted(r, c, cs, zd, dd):
     ev = leave | enter
     with np.errstate(over="ignore"):  # |c| tiny: the row changes side at t = inf, harmless
         t_ev = r[ev] / c[ev]
-    at_one = zd + dd - np.sum(cs * c * np.maximum(r - c, 0.0))
-    if at_one >= 0:  # the root is in [0, 1]: later breakpoints do not matter
-        below = t_ev < 1.0
-        ev[ev] = below
-        t_ev = t_ev[below]
     sign = np.where(leave[ev], 1.0, -1.0)
     order = np.argsort(t_ev, kind="stable")
     t_ev = t_ev[order]
