@@ -111,7 +111,7 @@ def test_auto_n_basis_follows_the_kernel_spectrum():
     """Smooth low-dimensional data need few basis functions, high-dimensional noise many:
     'auto' lands below, at the two ends of, and above sqrt(n) scaling."""
     from sparsekernel.basis import auto_n_basis
-    from sparsekernel.basis._base import auto_bounds, auto_flat
+    from sparsekernel.basis._base import auto_bounds, auto_flat, auto_long_tail
     from sparsekernel.kernels import Kernel
 
     rng = np.random.RandomState(0)
@@ -120,6 +120,11 @@ def test_auto_n_basis_follows_the_kernel_spectrum():
     assert (low, high) == (253, 633)
     assert auto_flat(n) == 1139  # 18 sqrt(n)
     assert auto_flat(10**6) == 10000 and auto_flat(20000) == 1800 and auto_flat(900) == 540
+    # a resolved long tail: 10 sqrt(n) up to the cap (ijcnn1: 2236 -> 1800), not below 4 sqrt(n)
+    assert auto_long_tail(n) == high and auto_long_tail(15000) == 1225
+    assert auto_long_tail(50000) == 1800 and auto_long_tail(10**6) == 4000
+    sizes = [50, 900, 4000, 20000, 32000, 50000, 10**6, 10**7]
+    assert all(auto_long_tail(k) <= auto_flat(k) for k in sizes)
     smooth = rng.uniform(-1, 1, (n, 2))
     # so smooth that a few directions hold 99.9 % of the sample's trace: the sqrt(n) floor
     # gives way to AUTO_RANK_FACTOR times that rank (not below AUTO_MIN)
@@ -134,7 +139,14 @@ def test_auto_n_basis_follows_the_kernel_spectrum():
     assert auto_n_basis(wavy, Kernel("rbf", gamma=1.0), np.random.RandomState(1)) == low
     # narrower kernel: 99.9 % needs ~360 of the 500 sampled directions, a tail the sample
     # cannot resolve: the upper end
-    assert auto_n_basis(wavy, Kernel("rbf", gamma=2.0), rng) == high
+    assert auto_n_basis(wavy, Kernel("rbf", gamma=2.0), rng) == high == auto_long_tail(n)
+    big = 50000  # sqrt(n) scaling past the cap
+    wavy = rng.uniform(-1, 1, (big, 4))
+    # 99.9 % needs ~400 of 500, 99 % ~275: a long tail, capped (10 sqrt(n) = 2237)
+    assert auto_n_basis(wavy, Kernel("rbf", gamma=2.5), rng) == 1800
+    # 99 % needs ~390 of 500 as well: nearly flat, not capped
+    nearly_flat = rng.standard_normal((big, 8))
+    assert auto_n_basis(nearly_flat, Kernel("rbf", gamma=0.2), rng) == auto_bounds(big)[1]
     rough = rng.standard_normal((n, 50))  # flat spectrum: beyond sqrt(n) scaling's range
     assert auto_n_basis(rough, Kernel("rbf", gamma=0.02), rng) == auto_flat(n)
     assert auto_bounds(50) == (50, 50)
