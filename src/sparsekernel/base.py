@@ -252,11 +252,11 @@ class KernelExpansionMixin:
         """``K(X, Z) coef^T + intercept`` in memory-bounded row blocks: shape (n, n_outputs)."""
         check_is_fitted(self)
         X = self._validate_X(X)
-        coef = self._expansion_coef()
-        if self.basis_ is None:  # linear model in the primal on X itself
-            scores = np.asarray(X @ coef)
-        else:
-            with thread_plan():
+        with thread_plan():  # (one-thread BLAS: waking its threads cost ~1 ms per product)
+            coef = self._expansion_coef()
+            if self.basis_ is None:  # linear model in the primal on X itself
+                scores = np.asarray(X @ coef)
+            else:
                 scores = self._kernel().apply(X, self.basis_.astype(X.dtype, copy=False), coef,
                                               dtype=self._kernel_dtype())
         return scores + np.atleast_1d(self.intercept_)
