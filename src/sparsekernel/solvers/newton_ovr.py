@@ -400,7 +400,7 @@ def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=_GATH
     between iterations when they fit ``hessian_bytes``. A warm start's sampled rows of F
     (float64 at most) and their own solver are freed before the first Hessian over all
     rows is built, so only the larger of the two phases counts beside the n x k arrays
-    (adding them had cost Fashion-MNIST's plan ~0.9 GiB at m = 2,449).
+    (adding them had cost Fashion-MNIST's plan 0.8 GiB at m = 2,449).
     """
     square = 8.0 * (m + 1) ** 2
     kept = k * square if k * square <= hessian_bytes else 0.0
