@@ -146,9 +146,9 @@ def auto_n_basis(X, kernel, random_state=None, classifier=False):
       TAIL_RANK_SHARE of the sample): ijcnn1 (~290 of 500; n = 50,000) went from 2236 to
       1800 basis functions, LowRankSVC's refit at its cross-validated C 3.80 -> 2.67 s
       (SVC: 5.4-5.5 s), test error 1.30 -> 1.40 % (SVC: 1.49 %; benchmarks/results
-      suite_search_v5 -> v6); past the cap n m^2 outgrows SVC's cost. A nearly flat spectrum (w8a: ~385 of
-      500) keeps 10 sqrt(n): at 1800 its error rose from 0.93 to 1.02 % (C = 100, mean of 4
-      landmark draws; SVC: 0.72 %).
+      suite_search_v5 -> v6); past the cap n m^2 outgrows SVC's cost. A nearly flat
+      spectrum (w8a: ~385 of 500) keeps 10 sqrt(n): at 1800 its error rose from 0.93 to
+      1.02 % (C = 100, mean of 4 landmark draws; SVC: 0.72 %).
     * Otherwise the count, clipped to :func:`auto_bounds`; the lower bound guards against a
       sample that misses structure the whole data has, and is lowered (not below AUTO_MIN)
       to AUTO_RANK_FACTOR times the rank at 99.9 % of the trace when the spectrum is that
