@@ -152,6 +152,28 @@ def test_auto_n_basis_follows_the_kernel_spectrum():
     assert auto_bounds(50) == (50, 50)
 
 
+def test_auto_cap_rises_with_the_cost_of_a_kernel_row():
+    """The cap on an unresolved spectrum is sqrt(AUTO_COST n nnz), not below AUTO_CAP:
+    sparse or low-dimensional rows keep 1800, dense high-dimensional rows get more."""
+    import scipy.sparse as sp
+
+    from sparsekernel.basis import auto_n_basis
+    from sparsekernel.basis._base import auto_cap, auto_flat, auto_long_tail
+    from sparsekernel.kernels import Kernel
+
+    assert auto_cap(60000, 390.0) == 9675 and auto_cap(32561, 13.9) == 1800
+    assert auto_flat(60000, 390.0) == 4410  # Fashion-MNIST: 18 sqrt(n), no longer 10 sqrt(n)
+    assert auto_flat(60000) == 2450 and auto_flat(32561, 13.9) == 1805  # a9a keeps 10 sqrt(n)
+    assert auto_long_tail(50000, 13.0) == 1800 == auto_long_tail(50000)  # ijcnn1
+    assert auto_long_tail(50000, 100.0) == 2237  # 10 sqrt(n): a long tail never gets more
+    rng = np.random.RandomState(0)
+    n = 20000
+    dense = rng.standard_normal((n, 50))  # flat, 50 nonzeros a row: cap sqrt(4 n 50) = 2000
+    assert auto_n_basis(dense, Kernel("rbf", gamma=0.02), rng) == 2000
+    rows = sp.random(n, 500, density=0.02, format="csr", random_state=rng)  # ~10 a row
+    assert auto_n_basis(rows, Kernel("rbf", gamma=0.5), rng) == 1800
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 2 iterations
 def test_classifiers_and_regressors_count_auto_basis_for_their_task():
     """A classifier gets the classifier's count; a regressor, and a transformer that is

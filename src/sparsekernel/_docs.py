@@ -42,7 +42,7 @@ PARAMS = {
               "kernel)."),
     "memory_budget": ("int, str, float('inf') or None",
                       "Cap on what a fit allocates beyond its input (bytes, or a string such "
-                      "as '512MB'; None is 2 GiB, float('inf') no cap): kernel blocks, stored "
+                      "as '512MB'; None is 3 GiB, float('inf') no cap): kernel blocks, stored "
                       "features, working vectors and the m x m systems. Where the estimator "
                       "plans its fit (:mod:`sparsekernel.svm._memory`), 'auto' lowers m to "
                       "fit, and a fit that cannot fit is refused before it allocates, with "

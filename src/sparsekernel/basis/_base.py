@@ -7,6 +7,7 @@ import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..kernels import Kernel, resolve_gamma
@@ -94,10 +95,11 @@ AUTO_RANK_FACTOR = 20
 #: of it) lowers the floor further, to AUTO_CLASS_FACTOR times the rank at AUTO_TRACE.
 AUTO_CLASS_FACTOR = 1.75
 #: A flat spectrum (the sample nearly full rank at AUTO_TRACE) takes AUTO_FLAT sqrt(n) up
-#: to AUTO_CAP basis functions (never fewer than AUTO_HIGH sqrt(n)); a long tail takes
-#: AUTO_HIGH sqrt(n), up to AUTO_CAP unless 99 % of the trace needs TAIL_RANK_SHARE of the
-#: sample too (never fewer than AUTO_LOW sqrt(n)).
-AUTO_FLAT, AUTO_CAP = 18.0, 1800
+#: to the cap of :func:`auto_cap` (never fewer than AUTO_HIGH sqrt(n)); a long tail takes
+#: AUTO_HIGH sqrt(n), up to that cap unless 99 % of the trace needs TAIL_RANK_SHARE of the
+#: sample too (never fewer than AUTO_LOW sqrt(n)). The cap is AUTO_CAP, raised to
+#: sqrt(AUTO_COST n nnz) for rows with nnz nonzeros each.
+AUTO_FLAT, AUTO_CAP, AUTO_COST = 18.0, 1800, 4.0
 #: Share of the sample that rank marks as full rank: at AUTO_TRACE (flat spectrum), and at
 #: 99.9 % of the trace (a spectrum with a long tail the sample cannot resolve).
 FULL_RANK_SHARE, TAIL_RANK_SHARE = 0.8, 0.7
@@ -111,19 +113,32 @@ def auto_bounds(n_samples):
     return low, max(low, min(n_samples, math.ceil(AUTO_HIGH * root)))
 
 
-def auto_flat(n_samples):
-    """m for a flat kernel spectrum: AUTO_FLAT sqrt(n) up to AUTO_CAP, at least the
-    upper end of :func:`auto_bounds`, at most n."""
+def auto_cap(n_samples, nnz_per_row=0.0):
+    """Most basis functions 'auto' gives a spectrum it cannot resolve: where the fit's
+    n m^2 (the Newton Hessians) would pass a fixed share of a kernel SVM's n^2 nnz (its
+    solvers evaluate kernel rows of n entries, nnz multiply-adds each, about n times), i.e.
+    sqrt(AUTO_COST n nnz), and never below AUTO_CAP (measured on sparse or low-dimensional
+    rows, 12-14 nonzeros: a9a, ijcnn1). Dense high-dimensional rows (images) are costly to
+    evaluate, for SVC too, and get more: Fashion-MNIST (n = 60,000, 390 nonzeros a row)
+    4,409 basis functions (its flat 18 sqrt(n)) instead of 2,450, test error 11.6 -> 11.0 %
+    (oneDAL's SVC: 9.98 %) at 1.2-1.4x oneDAL's fit instead of 0.4x."""
+    return max(AUTO_CAP, math.ceil(math.sqrt(AUTO_COST * n_samples * nnz_per_row)))
+
+
+def auto_flat(n_samples, nnz_per_row=0.0):
+    """m for a flat kernel spectrum: AUTO_FLAT sqrt(n) up to :func:`auto_cap`, at least
+    the upper end of :func:`auto_bounds`, at most n."""
     root = math.sqrt(n_samples)
-    flat = max(auto_bounds(n_samples)[1], min(math.ceil(AUTO_FLAT * root), AUTO_CAP))
+    cap = auto_cap(n_samples, nnz_per_row)
+    flat = max(auto_bounds(n_samples)[1], min(math.ceil(AUTO_FLAT * root), cap))
     return min(n_samples, flat)
 
 
-def auto_long_tail(n_samples):
+def auto_long_tail(n_samples, nnz_per_row=0.0):
     """m for a spectrum with a long tail: the upper end of :func:`auto_bounds` up to
-    AUTO_CAP, at least its lower end (never more than :func:`auto_flat`)."""
+    :func:`auto_cap`, at least its lower end (never more than :func:`auto_flat`)."""
     low, high = auto_bounds(n_samples)
-    return min(high, max(low, AUTO_CAP))
+    return min(high, max(low, auto_cap(n_samples, nnz_per_row)))
 
 
 def auto_n_basis(X, kernel, random_state=None, classifier=False):
@@ -135,14 +150,15 @@ def auto_n_basis(X, kernel, random_state=None, classifier=False):
     suite's data at C from {1, 10, 100}:
 
     * Flat spectrum (that count is ``FULL_RANK_SHARE`` of the sample or more: dna, MNIST,
-      a9a, Fashion-MNIST): :func:`auto_flat`, 18 sqrt(n) up to 1800. dna (n = 2000) went
+      a9a, Fashion-MNIST): :func:`auto_flat`, 18 sqrt(n) up to :func:`auto_cap` (1800 for
+      rows with few nonzeros, more for dense high-dimensional rows). dna (n = 2000) went
       from 5.1 % test error at 448 basis functions to 4.6 % at 800 (SVC: 4.4 %), MNIST 5k
       from 4.7 % at 592 to 3.9 % at 1065, each within 2x SVC's fit.
     * Long tail (the rank at 99.9 % of the trace is ``TAIL_RANK_SHARE`` of the sample or
       more: letter, ijcnn1, w8a): the upper end of :func:`auto_bounds`, 10 sqrt(n). The
       sample cannot resolve such a spectrum, and the lower end lost 0.5-0.7 points to SVC on
       letter and w8a; on ijcnn1 it also made cross-validation pick an overfitting C. Up to
-      AUTO_CAP (:func:`auto_long_tail`) when 99 % of the trace is resolved (below
+      :func:`auto_cap` (:func:`auto_long_tail`) when 99 % of the trace is resolved (below
       TAIL_RANK_SHARE of the sample): ijcnn1 (~290 of 500; n = 50,000) went from 2236 to
       1800 basis functions, LowRankSVC's refit at its cross-validated C 3.80 -> 2.67 s
       (SVC: 5.4-5.5 s), test error 1.30 -> 1.40 % (SVC: 1.49 %; benchmarks/results
@@ -193,11 +209,12 @@ def auto_n_basis(X, kernel, random_state=None, classifier=False):
     share = np.cumsum(lam) / max(lam.sum(), np.finfo(float).tiny)
     rank = int(np.searchsorted(share, AUTO_TRACE)) + 1
     tail_rank = int(np.searchsorted(share, 0.999)) + 1
+    nnz = (Xs.nnz if sp.issparse(Xs) else np.count_nonzero(Xs)) / len(rows)
     if rank >= FULL_RANK_SHARE * len(rows):
-        return auto_flat(n)
+        return auto_flat(n, nnz)
     if tail_rank >= TAIL_RANK_SHARE * len(rows):
         nearly_flat = rank >= TAIL_RANK_SHARE * len(rows)
-        return high if nearly_flat else auto_long_tail(n)
+        return high if nearly_flat else auto_long_tail(n, nnz)
     low = min(low, AUTO_RANK_FACTOR * tail_rank)
     if classifier:
         low = min(low, math.ceil(AUTO_CLASS_FACTOR * rank))

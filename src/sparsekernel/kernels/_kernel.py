@@ -95,7 +95,7 @@ class Kernel:
     coef0 : float
         Offset of the polynomial and sigmoid kernels.
     memory_budget : int or str, optional
-        Bytes for one block's working memory (default 2 GiB).
+        Bytes for one block's working memory (default 3 GiB).
 
     Notes
     -----

@@ -41,7 +41,7 @@ _PRUNE_PARAMS = KERNEL_PARAMS + """    prune_fraction : float in (0, 1), default
     min_support : int, default=2
         Never prune below this many support vectors.
     memory_budget : int, str or None, default=None
-        Bytes (or a string such as '512MB'); None is 2 GiB. An exact fit needing more
+        Bytes (or a string such as '512MB'); None is 3 GiB. An exact fit needing more
         (about 24 n^2 bytes) is refused with the estimate.
 """
 
