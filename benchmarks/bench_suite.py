@@ -17,7 +17,8 @@ sparsekernel family weights the loss by C/2; libsvm by C): each is searched on t
 grid, not translated. ``KernelRidge`` searches alpha = 1 / C on centred targets (the LS-SVM
 objective with C, less its bias, is kernel ridge with alpha = 1 / C). Reported per (data
 set, method): best C, the fit time of the final refit (``refit_time_``), the whole search's
-wall time (cross-validation fits and refit), predict time on the test set, test error
+wall time (cross-validation fits and refit), predict time on the test set (the fastest of up
+to three calls), test error
 (classification: % misclassified; regression: RMSE, R^2 and 100 (1 - R^2) as the error in
 points), model size (support vectors or basis functions), peak RSS of fitting and
 predicting, and the 1-minute load average just before the method started. ``--no-search``
@@ -336,10 +337,28 @@ def evaluate(data, name, search, max_rows, threads, params=None):
         warnings.simplefilter("always")
         est = seeded(method.make(gamma, X.shape[0])).set_params(**(params or {}))
         model, timing = fit(est, method, X, y, search)
-        pred, predict_s = timed(model.predict, Xt)
+        pred, predict_s = fastest(model.predict, Xt)
     return {**shape, "gamma": gamma, **timing, "predict_s": predict_s,
             **scores(method.task, yt, pred), "model_size": model_size(model),
             **warning_summary(caught)}
+
+
+#: predict is timed as the fastest of up to PREDICT_CALLS calls while they take less than
+#: PREDICT_SPREE_S in all: a few-ms prediction moved by 2-3x from one call to the next
+#: (pendigits: 2-15 ms), a multi-second one (SVC on a9a, 7.7 s) runs once.
+PREDICT_CALLS, PREDICT_SPREE_S = 3, 2.0
+
+
+def fastest(fn, *args):
+    """(result, seconds of the fastest call) over up to PREDICT_CALLS calls."""
+    out, best = timed(fn, *args)
+    spent = best
+    for _ in range(PREDICT_CALLS - 1):
+        if spent >= PREDICT_SPREE_S:
+            break
+        out, seconds = timed(fn, *args)
+        best, spent = min(best, seconds), spent + seconds
+    return out, best
 
 
 # --------------------------------------------------------------------------- isolation
@@ -513,7 +532,9 @@ def notes(args):
                           "library defaults (libsvm one, BLAS and oneDAL every core)"),
            "each method runs in a fresh spawned process that loads the data; peak MiB is that "
            f"process's peak RSS after loading; time limit {args.timeout:g} s a method",
-           "load is the 1-minute load average just before the method started"]
+           "load is the 1-minute load average just before the method started",
+           f"predict s is the fastest of up to {PREDICT_CALLS} calls on the test set (one when "
+           f"they take {PREDICT_SPREE_S:g} s)"]
     if args.max_rows:
         out.append(f"training rows subsampled to at most {args.max_rows} (smoke run)")
     unknown = unlisted_estimators()

@@ -154,3 +154,16 @@ def test_memory_benchmark_runs_every_estimator_within_each_budget(tmp_path):
     assert [r["estimator"] for r in rows] == ["ReducedSVC", "LowRankSVC"]
     assert all("error" not in r and r["n_basis"] == 100 for r in rows)
     assert "extra RSS MiB" in (tmp_path / "memory_budget.md").read_text()
+
+
+def test_suite_times_prediction_as_its_fastest_call(monkeypatch):
+    """A few-ms prediction is timed as the fastest of three calls; a slow one runs once."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    import bench_suite
+
+    seconds = iter([0.5, 0.1, 0.3])
+    monkeypatch.setattr(bench_suite, "timed", lambda fn, *a: (fn(*a), next(seconds)))
+    assert bench_suite.fastest(lambda x: 2 * x, 3) == (6, 0.1)
+    seconds = iter([2.5, 0.1])
+    assert bench_suite.fastest(lambda x: x, 1) == (1, 2.5)
+    assert next(seconds) == 0.1  # the second call never happened
