@@ -32,6 +32,23 @@ def test_csr_rows_give_the_dense_centres_and_dtypes_are_kept():
     assert lloyd(X.astype(np.float32), 7, 5, np.random.RandomState(0)).dtype == np.float32
 
 
+def test_rows_split_over_the_threads_give_the_one_thread_centres(monkeypatch):
+    """A set smaller than one block of distances is still split, a block per thread (so
+    no core idles on pendigits-sized data), without changing the centres."""
+    from sparsekernel.basis import _lloyd
+
+    X, _ = make_blobs(n_samples=1001, centers=6, n_features=4, random_state=2)
+    monkeypatch.setattr(_lloyd, "planned_threads", lambda: 1)
+    one = lloyd(X, 9, 5, np.random.RandomState(0))
+    seen = []
+    monkeypatch.setattr(_lloyd, "planned_threads", lambda: 3)
+    monkeypatch.setattr(_lloyd, "map_threads",
+                        lambda fn, blocks, n: seen.append(len(blocks)) or list(map(fn, blocks)))
+    three = lloyd(X, 9, 5, np.random.RandomState(0))
+    assert seen and all(b == 3 for b in seen)
+    np.testing.assert_allclose(three, one, rtol=1e-12, atol=1e-12)
+
+
 def test_duplicate_starts_are_relocated_not_kept_twice():
     # 20 distinct rows, each repeated 10 times: random starts almost surely repeat a row,
     # whose copy then has no rows; it moves to a far row instead of staying a duplicate.

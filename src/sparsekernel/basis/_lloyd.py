@@ -62,7 +62,10 @@ def _assign(X, centers):
     z2 = squared_norms(centers, centers.dtype)
     minus_2zt = np.ascontiguousarray(-2.0 * centers.T)
     n, m = X.shape[0], centers.shape[0]
-    step = max(1, int(_BLOCK_BYTES // (centers.itemsize * max(m, 1))))
+    threads = planned_threads()
+    # at most _BLOCK_BYTES of distances a block, and a block for every thread: a small set
+    # (pendigits, dna: one block's worth) would otherwise leave a core idle
+    step = max(1, min(int(_BLOCK_BYTES // (centers.itemsize * max(m, 1))), -(-n // threads)))
     blocks = [slice(s, min(s + step, n)) for s in range(0, n, step)]
 
     def nearest(rows):
@@ -71,7 +74,7 @@ def _assign(X, centers):
         j = np.argmin(D, axis=1)
         return j, D[np.arange(len(j)), j]
 
-    parts = map_threads(nearest, blocks, planned_threads())
+    parts = map_threads(nearest, blocks, threads)
     return np.concatenate([j for j, _ in parts]), np.concatenate([d for _, d in parts])
 
 
