@@ -120,8 +120,9 @@ def auto_cap(n_samples, nnz_per_row=0.0):
     sqrt(AUTO_COST n nnz), and never below AUTO_CAP (measured on sparse or low-dimensional
     rows, 12-14 nonzeros: a9a, ijcnn1). Dense high-dimensional rows (images) are costly to
     evaluate, for SVC too, and get more: Fashion-MNIST (n = 60,000, 390 nonzeros a row)
-    4,409 basis functions (its flat 18 sqrt(n)) instead of 2,450, test error 11.6 -> 11.0 %
-    (oneDAL's SVC: 9.98 %) at 1.2-1.4x oneDAL's fit instead of 0.4x."""
+    4,410 basis functions (its flat 18 sqrt(n)) instead of 2,450, LowRankSVC's test error
+    11.6 -> 10.8 % (10.9-11.0 % for two other landmark draws; oneDAL's SVC: 9.98 %) at
+    1.2-1.4x oneDAL's fit instead of 0.4x (benchmarks/results fashion_v5 -> v6)."""
     return max(AUTO_CAP, math.ceil(math.sqrt(AUTO_COST * n_samples * nnz_per_row)))
 
 
