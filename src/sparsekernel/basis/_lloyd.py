@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..kernels._functions import squared_norms
-from ..utils._threads import map_threads, planned_threads
+from ..utils._threads import map_threads, planned_threads, row_slices
 
 __all__ = ["lloyd"]
 
@@ -63,10 +63,10 @@ def _assign(X, centers):
     minus_2zt = np.ascontiguousarray(-2.0 * centers.T)
     n, m = X.shape[0], centers.shape[0]
     threads = planned_threads()
+    step = max(1, int(_BLOCK_BYTES // (centers.itemsize * max(m, 1))))
     # at most _BLOCK_BYTES of distances a block, and a block for every thread: a small set
     # (pendigits, dna: one block's worth) would otherwise leave a core idle
-    step = max(1, min(int(_BLOCK_BYTES // (centers.itemsize * max(m, 1))), -(-n // threads)))
-    blocks = [slice(s, min(s + step, n)) for s in range(0, n, step)]
+    blocks = row_slices(n, max(threads, -(-n // step)))
 
     def nearest(rows):
         D = np.asarray(X[rows] @ minus_2zt)
