@@ -93,3 +93,29 @@ def test_learnable_bases_standardize_features_of_any_scale(scale):
     scaled = LowRankLSSVR(random_state=0).fit(X * scale, y)
     np.testing.assert_allclose(scaled.predict(X * scale), unit.predict(X), rtol=1e-6,
                                atol=1e-8)
+
+
+@pytest.mark.parametrize("p", [5, 300, 600])  # SciPy's potrf up to SMALL_SYSTEM, NumPy's above
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_spd_cholesky_reads_the_lower_triangle_and_returns_numpys_factor(p, dtype):
+    from sparsekernel.solvers._spd import SMALL_SYSTEM
+
+    assert 300 <= SMALL_SYSTEM < 600  # both paths are exercised
+    rng = np.random.default_rng(p)
+    G = rng.standard_normal((p, p + 3))
+    A = (G @ G.T / p + np.eye(p)).astype(dtype)
+    ref = np.linalg.cholesky(A)
+    A[np.triu_indices(p, 1)] = np.nan  # the upper triangle is never read
+    L, jitter = spd_cholesky(A)
+    assert jitter == 0.0 and L.dtype == dtype and L.flags.c_contiguous
+    assert not np.triu(L, 1).any()
+    np.testing.assert_allclose(L, ref, rtol=1e-4 if dtype == np.float32 else 1e-10,
+                               atol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+def test_spd_cholesky_jitters_a_singular_small_system():
+    v = np.arange(1.0, 5.0)
+    L, jitter = spd_cholesky(np.outer(v, v))  # rank one: needs a jitter to factor
+    assert jitter > 0
+    np.testing.assert_allclose(L @ L.T, np.outer(v, v) + jitter * np.mean(v * v) * np.eye(4),
+                               rtol=1e-8, atol=1e-10)
