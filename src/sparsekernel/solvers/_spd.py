@@ -12,8 +12,8 @@ ran at about half speed on two cores while the other library's threads still spu
 ``potrf`` calls do not overlap on two Python threads (1,075 square: 9.9 ms a call alone and
 9.7 ms side by side, NumPy 13.0 and 8.6 ms). Systems up to ``SMALL_SYSTEM`` go to SciPy's
 ``potrf``, where NumPy's overhead is most of the cost (268 square: 0.13 against 0.24 ms): the
-one-vs-rest Newton on pendigits (m = 268, about 50 factorizations a fit) went from 0.133-0.140
-to 0.106-0.119 s (medians of 21 fits, three paired runs).
+one-vs-rest Newton on pendigits (m = 268, about 50 factorizations a fit) went from 0.133-0.142
+to 0.106-0.119 s (LowRankSVC fits, medians of 15-21, five paired runs).
 """
 
 from __future__ import annotations
