@@ -221,16 +221,17 @@ class KernelExpansionMixin:
     def _validate_X(self, X, reset=False):
         return validate_data(self, X, accept_sparse="csr", dtype=DTYPES, reset=reset)
 
-    def _fit_kernel_basis(self, X, y_basis=None, max_n_basis=None):
+    def _fit_kernel_basis(self, X, y_basis=None, max_n_basis=None, all_rows_up_to=None):
         """Choose Z with the estimator's own kernel; sets ``basis_``, ``basis_indices_``,
         ``gamma_`` and returns ``(kernel, BasisResult)``. ``max_n_basis`` caps 'auto' (the
-        largest m the memory plan allows)."""
+        largest m the memory plan allows); ``all_rows_up_to``: see
+        :func:`~sparsekernel.basis.fit_kernel_basis`."""
         kern, res = fit_kernel_basis(
             X, y_basis, kernel=self.kernel, gamma=self.gamma,
             degree=getattr(self, "degree", 3), coef0=getattr(self, "coef0", 0.0),
             memory_budget=self.memory_budget, n_basis=self.n_basis, basis=self.basis,
             random_state=self.random_state, max_n_basis=max_n_basis,
-            classifier=is_classifier(self))
+            classifier=is_classifier(self), all_rows_up_to=all_rows_up_to)
         self.basis_, self.basis_indices_, self.gamma_ = res.centers, res.indices, kern.gamma
         return kern, res
 

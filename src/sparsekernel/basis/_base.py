@@ -103,6 +103,9 @@ AUTO_FLAT, AUTO_CAP, AUTO_COST = 18.0, 1800, 4.0
 #: Share of the sample that rank marks as full rank: at AUTO_TRACE (flat spectrum), and at
 #: 99.9 % of the trace (a spectrum with a long tail the sample cannot resolve).
 FULL_RANK_SHARE, TAIL_RANK_SHARE = 0.8, 0.7
+#: An estimator that solves the full kernel machine exactly (LowRankSVC) takes every row
+#: when 'auto' would take at least this share of them (:func:`fit_kernel_basis`).
+AUTO_ALL_ROWS_SHARE = 0.35
 
 
 def auto_bounds(n_samples):

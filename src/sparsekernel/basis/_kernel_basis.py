@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
 from sklearn.utils import check_random_state
 
 from ..kernels import Kernel, resolve_gamma
 from ..utils._progress import fit_step
-from ._base import auto_n_basis, resolve_n_basis
+from ._base import AUTO_ALL_ROWS_SHARE, BasisResult, auto_n_basis, resolve_n_basis
 from ._registry import make_basis_selector
 
 __all__ = ["fit_kernel_basis", "make_kernel"]
+
+#: Selectors whose n basis functions out of n rows are the rows themselves (k-means with a
+#: cluster per row: its points); 'clustering' also sets per-centre widths, so it is not one.
+_ROW_SELECTORS = ("random", "kmeans", "kmedoids", "incremental", "systematic")
 
 
 def _accepts_kernel(selector):
@@ -24,7 +29,7 @@ def _accepts_kernel(selector):
 
 def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                      memory_budget=None, n_basis="auto", basis="random", random_state=None,
-                     max_n_basis=None, classifier=False):
+                     max_n_basis=None, classifier=False, all_rows_up_to=None):
     """Resolve the kernel on X, choose Z with it, finish the kernel.
 
     A selector thus always receives the estimator's own kernel (kind, degree, coef0, gamma
@@ -47,6 +52,12 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     classifier : bool, default=False
         Whether the estimator is a classifier: ``n_basis='auto'`` then counts for one
         (:func:`auto_n_basis`).
+    all_rows_up_to : int, optional
+        For an estimator that solves the kernel machine on all its rows exactly: with
+        ``n_basis='auto'``, a named basis other than 'clustering', and at most this many
+        rows, the basis is every row (``info['all_rows']``) when 'auto' would take at least
+        ``AUTO_ALL_ROWS_SHARE`` of them (a flat kernel spectrum on small data, where a
+        reduced basis loses accuracy: dna).
 
     Returns
     -------
@@ -56,11 +67,11 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     """
     with fit_step("basis-selection"):  # a step of the running fit, for its callbacks
         return _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis,
-                                 basis, random_state, max_n_basis, classifier)
+                                 basis, random_state, max_n_basis, classifier, all_rows_up_to)
 
 
 def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis, basis,
-                      random_state, max_n_basis=None, classifier=False):
+                      random_state, max_n_basis=None, classifier=False, all_rows_up_to=None):
     kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X)
     selector = make_basis_selector(basis)
     rng = check_random_state(random_state)
@@ -69,6 +80,11 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
         auto = None
         if isinstance(n_basis, str) and n_basis == "auto":
             auto = auto_n_basis(X, kern, rng, classifier=classifier)
+        n = X.shape[0]
+        if (auto is not None and all_rows_up_to is not None and isinstance(basis, str)
+                and basis in _ROW_SELECTORS and n <= all_rows_up_to
+                and auto >= AUTO_ALL_ROWS_SHARE * n):
+            return kern, BasisResult(X, np.arange(n), info={"all_rows": True})
         if auto is not None and max_n_basis is not None:  # the memory plan's cap
             auto = min(auto, max_n_basis)
         m = resolve_n_basis(n_basis, X.shape[0], auto)

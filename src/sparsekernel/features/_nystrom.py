@@ -134,7 +134,7 @@ def nystrom_map_bytes(m):
     return 6 * 8.0 * m * m
 
 
-def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
+def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh", gram=None):
     """Eigendecompose (or factor) K(Z, Z) in float64 and return the :class:`NystromMap`.
 
     Parameters
@@ -149,9 +149,14 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     method : {'eigh', 'cholesky'}
         Whitening by U Lambda^(-1/2) on all landmarks, or by the pivoted Cholesky factor on
         the numerically independent ones (module docstring).
+    gram : ndarray of shape (m, m), optional
+        K(Z, Z) when the caller holds it already (copied, never modified).
     """
-    Z64 = Z.astype(np.float64)
-    K = kernel(Z64, Z64)
+    if gram is None:
+        Z64 = Z.astype(np.float64)
+        K = kernel(Z64, Z64)
+    else:
+        K = np.array(gram, dtype=np.float64)
     if method == "cholesky":  # pstrf reads the lower triangle only
         return _cholesky_map(kernel, Z, K, eigenvalue_floor(dtype, rcond))
     K = 0.5 * (K + K.T)  # exact symmetry for eigh
@@ -210,9 +215,14 @@ class NystromMapMixin:
         precision for these n and m (float32 for large float64 problems), else the input's.
         """
         kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis)
+        return self._map_on_basis(kern, res, X, method, planned)
+
+    def _map_on_basis(self, kern, res, X, method="eigh", planned=False, gram=None):
+        """The whitened map on chosen landmarks ``res`` (of the training rows ``X``),
+        stored as the estimator's (``_fit_map``); ``gram``: K(Z, Z) if known."""
         dtype = (feature_dtype(X.dtype, X.shape[0], res.centers.shape[0]) if planned
                  else np.result_type(X.dtype, np.float32))
-        fmap = nystrom_from_basis(kern, res, self.rcond, dtype, method)
+        fmap = nystrom_from_basis(kern, res, self.rcond, dtype, method, gram)
         fmap.dtype = dtype if planned else None
         # Cholesky whitening keeps the independent landmarks only (and their widths).
         self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, fmap.indices, fmap.kernel.gamma
@@ -321,7 +331,8 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
         return tags
 
 
-def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="eigh"):
+def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="eigh",
+                       gram=None):
     """The :class:`NystromMap` on a selector's landmarks (plain arguments, no estimator).
 
     Parameters
@@ -330,7 +341,7 @@ def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="ei
         With gamma resolved (per-centre widths follow their centres).
     basis : BasisResult
         The chosen landmarks and, when they are training rows, their indices.
-    rcond, dtype, method
+    rcond, dtype, method, gram
         As in :func:`nystrom_map`.
 
     Returns
@@ -340,7 +351,7 @@ def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="ei
         training rows); with Cholesky whitening only the independent ones are kept.
     """
     with fit_step("feature-map"):  # a step of the running fit, for its callbacks
-        fmap = nystrom_map(kernel, basis.centers, rcond, dtype, method)
+        fmap = nystrom_map(kernel, basis.centers, rcond, dtype, method, gram)
     idx = basis.indices
     if idx is not None and fmap.selected is not None:
         idx = np.asarray(idx)[fmap.selected]

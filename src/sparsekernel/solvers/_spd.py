@@ -32,7 +32,7 @@ JITTER_STOP = 1e-4
 SMALL_SYSTEM = 512
 
 
-def spd_cholesky(A, jitter=0.0):
+def spd_cholesky(A, jitter=0.0, lapack=False):
     """Lower Cholesky factor of ``A + j * mean(|diag A|) * I`` with the smallest working j.
 
     Parameters
@@ -41,6 +41,10 @@ def spd_cholesky(A, jitter=0.0):
         Symmetric matrix (only the lower triangle is read).
     jitter : float, default=0.0
         Relative jitter always added (e.g. 1e-10 to regularize a Gram matrix of basis points).
+    lapack : bool, default=False
+        Factor with SciPy's ``potrf`` at every size, not only up to ``SMALL_SYSTEM``: for a
+        caller whose products also run on SciPy's BLAS and whose factorizations need not
+        overlap (:mod:`~sparsekernel.solvers.newton_kernel`, float32 systems).
 
     Returns
     -------
@@ -65,7 +69,7 @@ def spd_cholesky(A, jitter=0.0):
     while True:
         try:
             M = A if j == 0 else A + (j * scale) * np.eye(len(A), dtype=A.dtype)
-            return finite_factor(_cholesky(M), A), j
+            return finite_factor(_cholesky(M, lapack), A), j
         except np.linalg.LinAlgError:
             if not np.isfinite(scale) or not np.isfinite(A).all():  # no jitter will help
                 raise NonFiniteError(_non_finite_message(A)) from None
@@ -78,9 +82,9 @@ def spd_cholesky(A, jitter=0.0):
             j = max(j * 100.0, JITTER_START)
 
 
-def _cholesky(M):
+def _cholesky(M, lapack=False):
     """Lower Cholesky factor of M (its lower triangle read), C-ordered as NumPy's."""
-    if len(M) > SMALL_SYSTEM:
+    if len(M) > SMALL_SYSTEM and not lapack:
         return np.linalg.cholesky(M)
     potrf = spotrf if M.dtype == np.float32 else dpotrf
     # M.T is M's Fortran-ordered view: its upper factor U is L^T, read from M's lower half
@@ -102,9 +106,9 @@ def finite_factor(L, A):
     return L
 
 
-def spd_solve(A, rhs, jitter=0.0):
+def spd_solve(A, rhs, jitter=0.0, lapack=False):
     """Solve ``A x = rhs`` through :func:`spd_cholesky`; returns ``(x, L, jitter)``."""
-    L, used = spd_cholesky(A, jitter)
+    L, used = spd_cholesky(A, jitter, lapack)
     x = solve_triangular(L, solve_triangular(L, rhs, lower=True, check_finite=False),
                          lower=True, trans="T", check_finite=False)
     return x, L, used

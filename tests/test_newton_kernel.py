@@ -1,0 +1,148 @@
+"""Newton on the whole training set's kernel: against the feature-space solver, its
+optimality conditions, and LowRankSVC's choice of it under n_basis='auto'."""
+
+import importlib
+
+import numpy as np
+import pytest
+from scipy.linalg.lapack import spotrf
+
+from sparsekernel import LowRankSVC
+from sparsekernel.basis import fit_kernel_basis
+from sparsekernel.kernels import Kernel
+from sparsekernel.solvers import newton_kernel
+from sparsekernel.solvers.newton_ovr import newton_ovr
+
+module = importlib.import_module("sparsekernel.solvers.newton_kernel")
+
+
+def _problem(n=150, k=3, seed=0, gamma=0.5):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 4))
+    y = (np.argmax(X[:, :k] + 0.7 * rng.standard_normal((n, k)), axis=1))
+    Y = np.where(y[:, None] == np.arange(k), 1.0, -1.0)
+    K = Kernel("rbf", gamma=gamma)(X, X)
+    sw = rng.uniform(0.2, 3.0, n)
+    sw[:7] = 0.0
+    return X, y, Y, K, sw
+
+
+def _features(K):
+    """F with F F^T = K (all eigenpairs)."""
+    lam, U = np.linalg.eigh(K)
+    return U * np.sqrt(np.clip(lam, 0.0, None))
+
+
+def _float32_used(K, C, sw):
+    s = np.ones(len(K)) if sw is None else sw
+    bound = (len(K) + np.trace(K)) * C * s.max()
+    return bound * np.finfo(np.float32).eps <= module.F32_ROUNDING
+
+
+@pytest.mark.parametrize("C", [0.1, 10.0, 1e6])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_matches_feature_space_newton(C, weighted):
+    """The same objective as newton_ovr on features with F F^T = K: the same minimum,
+    w = F^T a and b = sum(a); C = 1e6 takes float64 systems from the start, the others
+    float32 ones while the active sets move."""
+    _, _, Y, K, sw = _problem()
+    sw = sw if weighted else None
+    assert _float32_used(K, C, sw) == (C < 1e3)
+    F = _features(K)
+    ours = newton_kernel(K, Y, C=C, sample_weight=sw, n_threads=2)
+    ref = newton_ovr(F, Y, C=C, sample_weight=sw, tol=1e-13, max_iter=100)
+    for a, r in zip(ours, ref, strict=True):
+        assert a.converged and a.status == "converged"
+        assert a.objective == pytest.approx(r.objective, rel=1e-9)
+        np.testing.assert_allclose(F.T @ a.coef, r.coef, atol=1e-6 * max(1, np.abs(r.coef).max()))
+        assert a.intercept == pytest.approx(r.intercept, abs=1e-6 * max(1, abs(r.intercept)))
+
+
+def test_solution_vanishes_off_the_margin_and_solves_the_active_system():
+    """Chapelle's optimality conditions: a = 0 exactly on rows outside the margin (and of
+    weight 0), and (Q_AA + diag(1 / (C s_A))) a_A = y_A on the active rows A."""
+    _, _, Y, K, sw = _problem(seed=1)
+    C = 5.0
+    for j, res in enumerate(newton_kernel(K, Y, C=C, sample_weight=sw)):
+        a, y = res.coef, Y[:, j]
+        f = K @ a + a.sum()
+        active = (y * f < 1.0) & (sw > 0)
+        assert np.all(a[~active] == 0.0)
+        assert 0 < active.sum() < len(a)
+        A = np.flatnonzero(active)
+        M = K[np.ix_(A, A)] + 1.0 + np.diag(1.0 / (C * sw[A]))
+        np.testing.assert_allclose(M @ a[A], y[A], atol=1e-9)
+
+
+def test_refinement_reaches_float64_accuracy_from_a_float32_factor():
+    _, _, Y, K, sw = _problem(seed=2)
+    cs = 10.0 * np.where(sw > 0, sw, 1.0)
+    rows = np.arange(0, len(K), 2)
+    M64 = module._system(K, rows, cs)
+    U, info = spotrf(M64.astype(np.float32).T, lower=0, clean=1)
+    assert info == 0
+    L = U.T
+    rough = np.linalg.solve(M64.astype(np.float32), Y[rows, 0].astype(np.float32))
+    exact = np.linalg.solve(M64, Y[rows, 0])
+    assert np.abs(rough - exact).max() > 1e-7  # float32 alone is not enough
+    refined = module._refined(K, rows, cs, Y[rows, 0], rough.astype(np.float64), L)
+    np.testing.assert_allclose(refined, exact, rtol=0, atol=1e-11)
+
+
+def test_max_iter_reports_unconverged_problems():
+    _, _, Y, K, _ = _problem(seed=3)
+    res = newton_kernel(K, Y, C=10.0, max_iter=1, tol=0.0)
+    assert all(r.n_iter == 1 and not r.converged and r.status == "max_iter" for r in res)
+    assert all(np.isfinite(r.grad_norm) and r.grad_norm > 0 for r in res)
+
+
+def _flat_data(n=300, seed=0):
+    """Many binary features: a flat kernel spectrum, where 'auto' takes a large basis."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, 60)) < 0.3).astype(float)
+    y = (X[:, :5].sum(axis=1) + rng.standard_normal(n) > 1.8).astype(int) + (X[:, 5] > 0)
+    return X, y
+
+
+def test_lowrank_auto_on_small_flat_data_is_the_full_kernel_machine():
+    """n_basis='auto' on small data with a flat spectrum solves the kernel machine on every
+    row and keeps its support as the basis: the decision function of the feature-space
+    solution on all rows, with fewer basis functions than rows."""
+    X, y = _flat_data()
+    auto = LowRankSVC(C=10.0, random_state=0).fit(X, y)
+    full = LowRankSVC(C=10.0, n_basis=len(X), basis="random", tol=1e-10, max_iter=200,
+                      random_state=0).fit(X, y)
+    np.testing.assert_array_equal(auto.basis_, X[auto.basis_indices_])
+    np.testing.assert_allclose(auto.decision_function(X), full.decision_function(X),
+                               atol=1e-6)
+    assert auto.n_iter_.shape == (3,)
+
+
+@pytest.mark.parametrize("change", [dict(loss="hinge"), dict(n_basis=200),
+                                    dict(basis="clustering")])
+def test_lowrank_keeps_a_reduced_basis_otherwise(change):
+    """The hinge loss, an explicit n_basis or per-centre widths keep k-means (or cluster)
+    centres, not training rows; the default takes the exact machine's support."""
+    X, y = _flat_data(n=1200)
+    exact = LowRankSVC(C=10.0, random_state=0).fit(X, y)
+    assert exact.basis_indices_ is not None and exact.basis_.shape[0] < len(X)
+    assert LowRankSVC(C=10.0, random_state=0, **change).fit(X, y).basis_indices_ is None
+
+
+def test_fit_kernel_basis_takes_every_row_only_when_asked_and_affordable():
+    X, _ = _flat_data()
+    n = len(X)
+    _, res = fit_kernel_basis(X, basis="kmeans", random_state=0, all_rows_up_to=n)
+    assert res.info.get("all_rows") and res.centers is X
+    np.testing.assert_array_equal(res.indices, np.arange(n))
+    for kwargs in (dict(all_rows_up_to=None), dict(all_rows_up_to=n - 1),
+                   dict(all_rows_up_to=n, basis="clustering"),
+                   dict(all_rows_up_to=n, n_basis=40)):
+        kwargs.setdefault("basis", "kmeans")
+        _, res = fit_kernel_basis(X, random_state=0, **kwargs)
+        assert not res.info.get("all_rows")
+    # A smooth, low-dimensional spectrum: 'auto' takes few rows, so no exact machine.
+    rng = np.random.default_rng(0)
+    smooth = rng.standard_normal((2000, 2))
+    _, res = fit_kernel_basis(smooth, basis="kmeans", random_state=0, all_rows_up_to=3000)
+    assert not res.info.get("all_rows") and res.centers.shape[0] < 0.35 * 2000
