@@ -89,6 +89,20 @@ def test_refinement_reaches_float64_accuracy_from_a_float32_factor():
     np.testing.assert_allclose(refined, exact, rtol=0, atol=1e-11)
 
 
+def test_optimality_check_spares_rows_on_the_margin():
+    """A row within rounding of the margin may sit on either side (the squared hinge has
+    zero loss and gradient there); one clearly on the wrong side fails the check."""
+    live = np.ones(4, dtype=bool)
+    active = np.array([True, True, False, False])
+    on_margin = np.array([0.5, 1.0 + 1e-12, 1.0 - 1e-12, 2.0])
+    assert module._keeps_its_rows(on_margin, active, live)
+    assert not module._keeps_its_rows(np.array([0.5, 1.0 + 1e-6, 1.5, 2.0]), active, live)
+    assert not module._keeps_its_rows(np.array([0.5, 0.9, 0.999, 2.0]), active, live)
+    # rows of weight zero are never active and never checked
+    assert module._keeps_its_rows(np.array([0.5, 0.9, 3.0, -5.0]), active,
+                                  np.array([True, True, True, False]))
+
+
 def test_max_iter_reports_unconverged_problems():
     _, _, Y, K, _ = _problem(seed=3)
     res = newton_kernel(K, Y, C=10.0, max_iter=1, tol=0.0)

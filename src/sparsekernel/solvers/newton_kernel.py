@@ -53,6 +53,9 @@ __all__ = ["newton_kernel"]
 F32_ROUNDING = 0.05
 #: Newton iterations of a problem after which its systems are float64 whatever happens.
 F32_PATIENCE = 10
+#: How far (in margin units) a row may sit on the wrong side of the margin when a float64
+#: Newton point is checked for optimality (:func:`_keeps_its_rows`).
+KKT_SLACK = 1e-9
 #: Iterative refinement of a float32 solution: at most this many steps, to this relative
 #: residual (in the largest entry).
 REFINE_STEPS, REFINE_TOL = 10, 1e-13
@@ -152,6 +155,15 @@ def _refined(K, rows, cs, rhs, x, L):
     return None
 
 
+def _keeps_its_rows(margins, active, live):
+    """Whether a Newton point with these margins ``Y f`` is optimal: the rows it was solved
+    on are inside the margin and the others outside, up to ``KKT_SLACK``. A row on the
+    margin has zero loss and gradient on either side (the squared hinge is C^1 there), so
+    the slack only spares rounding from cycling between two equal assignments of it."""
+    return bool(np.all(margins[active] <= 1.0 + KKT_SLACK)
+                and np.all(margins[live & ~active] >= 1.0 - KKT_SLACK))
+
+
 def _q_product(K, d):
     """``Q d``, on SciPy's BLAS as the factorizations (NumPy's would leave its threads
     spinning beside them); K symmetric, so its transpose is read in Fortran order."""
@@ -163,7 +175,8 @@ def _solve_one(K, K32, y, cs, target, L, tol, max_iter):
     system's factor L are given."""
     n = len(y)
     a, f = np.zeros(n), np.zeros(n)
-    active = cs > 0
+    live = cs > 0
+    active = live.copy()  # the rows the current Newton point (target) was solved on
     g0 = -cs * y
     scale = max(1.0, float(np.sqrt(max(g0 @ _q_product(K, g0), 0.0))))
     gnorm, status, history, it = scale, "max_iter", [], 0
@@ -172,18 +185,22 @@ def _solve_one(K, K32, y, cs, target, L, tol, max_iter):
     for it in range(1, max_iter + 1):
         d = target - a
         qd = _q_product(K, d)
+        if precise and _keeps_its_rows(y * (f + qd), active, live):
+            a, f, gnorm, status = target, f + qd, 0.0, "converged"
+            history.append({"n_iter": it, "step": 1.0, "n_active": int(active.sum())})
+            break
         r, c = 1.0 - y * f, y * qd
         t = _exact_step(r, c, cs, a @ qd, d @ qd)
         check_finite("newton_kernel", it, step=t)
         a += t * d
         f += t * qd
-        new_active = (y * f < 1.0) & (cs > 0)
+        new_active = (y * f < 1.0) & live
         history.append({"n_iter": it, "step": t, "n_active": int(new_active.sum())})
         settled = np.array_equal(new_active, active)
-        if settled and precise and abs(t - 1.0) <= 1e-9:
-            a, gnorm, status = target, 0.0, "converged"
-            break
         active = new_active
+        if settled and precise:  # the same system again, its point not optimal: rounding
+            status = "line_search"
+            break
         if settled and not precise:  # the float32 point's active set holds: refine it
             exact = _refined(K, rows, cs, y[rows], target[rows], L)
             precise = True
@@ -205,7 +222,10 @@ def _solve_one(K, K32, y, cs, target, L, tol, max_iter):
     objective = 0.5 * a @ f + 0.5 * (cs @ (r * r))
     message = (f"Converged after {it} Newton iterations." if status == "converged" else
                f"Reached max_iter={max_iter} with gradient norm {gnorm:.3g} > "
-               f"{tol * scale:.3g}; increase max_iter or tol.")
+               f"{tol * scale:.3g}; increase max_iter or tol." if status == "max_iter" else
+               f"Stopped after {it} Newton iterations: a step kept the active set without "
+               f"reaching its Newton point (rounding), gradient norm {gnorm:.3g} > "
+               f"{tol * scale:.3g}.")
     return SolverResult(coef=a, intercept=float(a.sum()), objective=float(objective),
                         grad_norm=gnorm, tol_reached=tol * scale, n_iter=it,
                         converged=status == "converged", status=status, message=message,
