@@ -142,12 +142,14 @@ def _system(src, rows, cs):
 
 def _refined(K, rows, cs, rhs, x, L):
     """The float64 solution of the system whose float32 factor is L, from its float32
-    solution x, by iterative refinement (residuals in float64, corrections through L);
-    None when it stalls (then the caller factors in float64)."""
-    M = _system(K, rows, cs)
+    solution x, by iterative refinement (residuals in float64 through products with K, no
+    float64 copy of the system; corrections through L); None when it stalls (then the
+    caller factors in float64)."""
     size = float(np.abs(rhs).max())
+    full = np.zeros(len(K))
     for _ in range(REFINE_STEPS):
-        r = rhs - dgemv(1.0, M.T, x)
+        full[rows] = x
+        r = rhs - _q_product(K, full)[rows] - x / cs[rows]
         if float(np.abs(r).max()) <= REFINE_TOL * size:
             return x
         z = solve_triangular(L, r.astype(L.dtype), lower=True, check_finite=False)

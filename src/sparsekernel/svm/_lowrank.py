@@ -268,12 +268,13 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         support = np.flatnonzero((A != 0).any(axis=1))
         if not support.size:  # every problem at a = 0: a constant model on one landmark
             support = np.arange(1)
-        K_s = np.take(K, support, axis=0)
+        gram = K[np.ix_(support, support)]  # (nystrom_map overwrites it)
+        KA = gram @ A[support]  # K(S, S) a_S, before the map overwrites the gram
+        del K
         fmap = self._map_on_basis(kern, BasisResult(X[support], support), X, self.whitening,
-                                  planned=True, gram=np.take(K_s, support, axis=1))
+                                  planned=True, gram=gram)
         kept = np.searchsorted(support, fmap.indices)  # the landmarks' places in support
-        beta = fmap.normalization.T.astype(np.float64) @ (np.take(K_s, kept, axis=0)[:, support]
-                                                          @ A[support])
+        beta = fmap.normalization.T.astype(np.float64) @ KA[kept]
         self.coef_, self.intercept_ = beta.T.copy(), np.array([r.intercept for r in results])
         self.n_iter_ = np.array([r.n_iter for r in results])
         return self
