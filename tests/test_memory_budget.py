@@ -120,3 +120,22 @@ def test_auto_keeps_the_stored_path_when_it_allows_a_basis_in_range(data):
                               .fit(X, y))
     assert not hasattr(model, "n_rows_seen_") and model.basis_.shape[0] >= 439
     assert peak <= 1.1 * 96 * MiB
+
+
+def _flat(n=1500, seed=0):
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, 60)) < 0.3).astype(float)
+    y = (X[:, :5].sum(axis=1) + rng.standard_normal(n) > 1.8).astype(int) + (X[:, 5] > 0)
+    return X, y
+
+
+@pytest.mark.parametrize(("budget", "all_rows"), [(128 * MiB, True), (64 * MiB, False)])
+def test_exact_machine_on_all_rows_only_within_the_budget(budget, all_rows):
+    """Small data with a flat spectrum: the kernel machine on every row (n x n kernel,
+    basis = its support rows) when its estimate (103 MiB here) fits, else k-means centres;
+    within the budget either way."""
+    X, y = _flat()
+    model, peak = traced_peak(lambda: LowRankSVC(C=10.0, random_state=0,
+                                                 memory_budget=budget).fit(X, y))
+    assert (model.basis_indices_ is not None) == all_rows
+    assert peak <= 1.1 * budget, f"peak {peak / MiB:.1f} MiB over {budget / MiB:.0f} MiB"

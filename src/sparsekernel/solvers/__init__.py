@@ -32,7 +32,7 @@ from .least_squares import (
 )
 from .logistic import logistic_newton
 from .newton_armijo import newton_armijo, newton_armijo_bytes
-from .newton_kernel import newton_kernel
+from .newton_kernel import newton_kernel, newton_kernel_bytes
 
 __all__ = ["ArrayBlocks", "EigenResult", "IncrementalLSSVM", "MomentAccumulator", "Moments",
            "NonFiniteError", "NormalEquations", "SelectiveBlockMinimization", "SolverResult",
@@ -40,6 +40,6 @@ __all__ = ["ArrayBlocks", "EigenResult", "IncrementalLSSVM", "MomentAccumulator"
            "basis_lbfgs", "block_minimization_bytes", "canonical_correlations", "dual_cd",
            "generalized_low_rank_eigen", "logistic_newton", "lssvm_dual",
            "lssvm_normal_equations", "lssvm_primal", "newton_armijo", "newton_armijo_bytes",
-           "newton_kernel",
+           "newton_kernel", "newton_kernel_bytes",
            "relative_ridge", "smooth_plus", "spd_cholesky", "spd_solve", "symmetric_eigen",
            "whitening"]

@@ -47,7 +47,7 @@ from ._result import SolverResult, check_finite
 from ._spd import spd_solve
 from .newton_ovr import _exact_step
 
-__all__ = ["newton_kernel"]
+__all__ = ["newton_kernel", "newton_kernel_bytes"]
 
 #: float32 systems when (n + trace K) * max(C s) * eps32 is at most this (module docstring).
 F32_ROUNDING = 0.05
@@ -121,6 +121,14 @@ def newton_kernel(K, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_thre
             callback({"problem": j, "n_iter": res.n_iter,
                       "n_active": res.history[-1]["n_active"] if res.history else 0})
     return results
+
+
+def newton_kernel_bytes(n, k, n_threads):
+    """Peak working memory of :func:`newton_kernel` with its n-square K (counted), in bytes
+    (an upper estimate): K's float32 copy, and per thread a system's gathered rows, the
+    system and its factor (float32 while the active set moves, float64 rows at most n),
+    plus the iterates (a few float64 n x k arrays)."""
+    return 8.0 * n * n + 4.0 * n * n + n_threads * 12.0 * n * n + 8.0 * n * (4 * k + 4)
 
 
 def _newton_point(K, K32, rows, cs, rhs):

@@ -38,8 +38,8 @@ from ..base import (
     report_result,
 )
 from ..basis import BasisResult
-from ..features._nystrom import NystromMapMixin
-from ..solvers import SelectiveBlockMinimization, dual_cd, newton_kernel
+from ..features._nystrom import NystromMapMixin, nystrom_map_bytes
+from ..solvers import SelectiveBlockMinimization, dual_cd, newton_kernel, newton_kernel_bytes
 from ..utils import (
     Interval,
     Options,
@@ -59,6 +59,14 @@ __all__ = ["LowRankSVC"]
 #: (:meth:`LowRankSVC._fit_all_rows`): its first Newton system, shared by the classes, is
 #: n-square (n^3 / 3 flops: 9e9 at 3,000 rows, ~0.2 s).
 ALL_ROWS_MAX = 3000
+
+
+
+def all_rows_bytes(n, k, n_threads):
+    """Peak memory of :meth:`LowRankSVC._fit_all_rows`: the solver with its n x n kernel,
+    then (the kernel freed) the support's map, at most n landmarks."""
+    return max(newton_kernel_bytes(n, k, n_threads), nystrom_map_bytes(n) + 8.0 * n * k)
+
 
 _NO_STREAM_STATE = (
     "LowRankSVC.partial_fit continues the block minimization of earlier partial_fit or "
@@ -228,7 +236,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
             return lowrank_plan(budget, self, n, m, k, itemsize, chunk)
 
         m_max = budget.check_n_basis(self.n_basis, n, lambda m: plan(m, smallest), plan)
-        exact = (self.loss == "squared_hinge" and n <= ALL_ROWS_MAX and plan(n).fits())
+        exact = (self.loss == "squared_hinge" and n <= ALL_ROWS_MAX
+                 and all_rows_bytes(n, k, budget.threads) <= budget.bytes)
         kern, res = self._fit_kernel_basis(X, y_enc, m_max, n if exact else None)
         if res.info.get("all_rows"):
             return self._fit_all_rows(X, Y, sw, kern)
