@@ -61,7 +61,6 @@ __all__ = ["LowRankSVC"]
 ALL_ROWS_MAX = 3000
 
 
-
 def all_rows_bytes(n, k, n_threads):
     """Peak memory of :meth:`LowRankSVC._fit_all_rows`: the solver with its n x n kernel,
     then (the kernel freed) the support's map, at most n landmarks."""
