@@ -14,7 +14,8 @@ same model, solved in the rows' coordinates. Why a solver of its own: the gradie
 active set A (rows inside the margin) and ``(Q_AA + diag(1 / (C s_A))) a_A = Y_A`` on it. So
 the Newton point of an active set is one |A|-square solve, where the feature-space Newton
 sums and factors an (n + 1)-square Hessian: dna (n = 2,000, 900-1,500 active rows a class),
-LowRankSVC on every row at C = 10: 0.73 s a fit through its features, 0.23 s this way.
+LowRankSVC on every row at C = 10: 0.73 s a fit through its features, 0.23 s this way
+(medians of fits in a loop, a script; the suite's first fits: 0.32-0.36 s).
 
 Each iteration of a problem: the Newton point of its active set, the exact line search of
 :func:`~sparsekernel.solvers.newton_ovr._exact_step` along it (one product with K), and the
