@@ -1,5 +1,7 @@
 """Clear errors for non-finite intermediate results and degenerate kernels."""
 
+import contextlib
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification
@@ -12,6 +14,7 @@ from sparsekernel.solvers import (
     newton_armijo,
     spd_cholesky,
 )
+from sparsekernel.solvers._lapack import potrf_lower as potrf
 
 
 @pytest.fixture(scope="module")
@@ -95,22 +98,46 @@ def test_learnable_bases_standardize_features_of_any_scale(scale):
                                atol=1e-8)
 
 
-@pytest.mark.parametrize("p", [5, 300, 600])  # SciPy's potrf up to SMALL_SYSTEM, NumPy's above
+@pytest.mark.parametrize("threads", [None, 1, 2])  # outside a plan, one BLAS thread, two
+@pytest.mark.parametrize("p", [5, 300, 600])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_spd_cholesky_reads_the_lower_triangle_and_returns_numpys_factor(p, dtype):
-    from sparsekernel.solvers._spd import SMALL_SYSTEM
+def test_spd_cholesky_reads_the_lower_triangle_and_returns_numpys_factor(p, dtype, threads,
+                                                                         monkeypatch):
+    # LAPACK without the GIL on one BLAS thread and up to SMALL_SYSTEM, NumPy's otherwise.
+    from sparsekernel.solvers import _spd
+    from sparsekernel.utils._threads import blas_threads
 
-    assert 300 <= SMALL_SYSTEM < 600  # both paths are exercised
+    assert 300 <= _spd.SMALL_SYSTEM < 600  # both sides of the size rule are exercised
+    calls = []
+    monkeypatch.setattr(_spd, "potrf_lower", lambda M: calls.append(len(M)) or potrf(M))
     rng = np.random.default_rng(p)
     G = rng.standard_normal((p, p + 3))
     A = (G @ G.T / p + np.eye(p)).astype(dtype)
     ref = np.linalg.cholesky(A)
     A[np.triu_indices(p, 1)] = np.nan  # the upper triangle is never read
-    L, jitter = spd_cholesky(A)
+    with blas_threads(threads) if threads else contextlib.nullcontext():
+        L, jitter = spd_cholesky(A)
+    assert calls == ([p] if threads == 1 or p <= _spd.SMALL_SYSTEM else [])
     assert jitter == 0.0 and L.dtype == dtype and L.flags.c_contiguous
     assert not np.triu(L, 1).any()
     np.testing.assert_allclose(L, ref, rtol=1e-4 if dtype == np.float32 else 1e-10,
                                atol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+def test_lapack_without_the_gil_is_scipys_export():
+    # The fast path exists on the supported SciPy builds, and agrees with SciPy's wrapper,
+    # also on an indefinite matrix (info > 0 where the wrapper reports it).
+    from sparsekernel.solvers import _lapack
+
+    assert _lapack._export("dpotrf") is not None and _lapack._export("spotrf") is not None
+    A = np.array([[4.0, 2.0, 1.0], [2.0, 3.0, 0.5], [1.0, 0.5, -2.0]])
+    for M in (A[:2, :2], A):
+        L, info = potrf(M)
+        L_ref, info_ref = _lapack._wrapped(np.array(M))
+        assert info == info_ref
+        if info == 0:
+            np.testing.assert_allclose(L, L_ref, rtol=1e-14)
+    assert potrf(np.zeros((0, 0)))[1] == 0
 
 
 def test_spd_cholesky_jitters_a_singular_small_system():

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from sparsekernel.utils._threads import map_threads
+from sparsekernel.utils._threads import blas_limit, blas_threads, map_threads, thread_plan
 
 
 def test_results_keep_order_and_threads_are_reused():
@@ -64,3 +64,18 @@ def test_the_pool_is_rebuilt_in_a_forked_child():
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(1) as pool:
         assert pool.apply_async(_child_sum).get(timeout=60) == 45
+
+
+def test_blas_limit_follows_the_innermost_limit_and_is_restored():
+    # spd_cholesky picks its routine from it (one BLAS thread: LAPACK without the GIL).
+    assert blas_limit() is None
+    with thread_plan():
+        assert blas_limit() == 1
+        with blas_threads(2):
+            assert blas_limit() == 2
+            with pytest.raises(RuntimeError), blas_threads(0):  # (at least one thread)
+                assert blas_limit() == 1
+                raise RuntimeError
+            assert blas_limit() == 2
+        assert blas_limit() == 1
+    assert blas_limit() is None

@@ -6,33 +6,36 @@ there is one jitter policy: try the matrix as given (plus an optional base jitte
 asks for); while Cholesky fails, add ``jitter * mean(|diag A|)`` to the diagonal with
 ``jitter`` growing 100-fold from 1e-12 up to 1e-4. Failures come from rounding at extreme
 ``C`` or from (nearly) repeated basis points; past 1e-4 the matrix is not SPD in any useful
-sense and the error says so. The factorization of a large system is NumPy's: the row passes
-around it use NumPy's OpenBLAS, and SciPy's separate OpenBLAS build called right after them
-ran at about half speed on two cores while the other library's threads still spun; and SciPy's
-``potrf`` calls do not overlap on two Python threads (1,075 square: 9.9 ms a call alone and
-9.7 ms side by side, NumPy 13.0 and 8.6 ms). Systems up to ``SMALL_SYSTEM`` go to SciPy's
-``potrf``, where NumPy's overhead is most of the cost (268 square: 0.13 against 0.24 ms): the
-one-vs-rest Newton on pendigits (m = 268, about 50 factorizations a fit) went from 0.133-0.142
-to 0.106-0.119 s (LowRankSVC fits, medians of 15-21, five paired runs).
+sense and the error says so. On one BLAS thread (every fit's plan,
+:mod:`sparsekernel.utils._threads`) the factorization is LAPACK's ``potrf`` called without
+the GIL (:mod:`~sparsekernel.solvers._lapack`): the classes of one-vs-rest factor side by
+side, and faster than with NumPy's ``cholesky`` (1,225 square: 11.6 ms a call alone, 6.1 ms
+two side by side; NumPy 16.3 and 19.9 ms). On more BLAS threads, systems above
+``SMALL_SYSTEM`` stay NumPy's: the row passes around them use NumPy's OpenBLAS, and SciPy's
+separate build called right after them ran at less than half speed while the other
+library's threads still spun (1,800 square after a ``syrk``: 91-99 against 35-39 ms).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from scipy.linalg import solve_triangular
-from scipy.linalg.lapack import dpotrf, spotrf
 
+from ..utils._threads import blas_limit
+from ._lapack import potrf_lower
 from ._result import LIKELY_CAUSES, NonFiniteError
 
 __all__ = ["JITTER_START", "JITTER_STOP", "spd_cholesky", "spd_solve"]
 
 JITTER_START = 1e-12
 JITTER_STOP = 1e-4
-#: Largest system factored by SciPy's LAPACK instead of NumPy's (module docstring).
+#: Largest system factored by LAPACK directly on more than one BLAS thread (module
+#: docstring): NumPy's overhead is most of a small factorization's cost (268 square: 0.24
+#: against 0.13 ms).
 SMALL_SYSTEM = 512
 
 
-def spd_cholesky(A, jitter=0.0, lapack=False):
+def spd_cholesky(A, jitter=0.0):
     """Lower Cholesky factor of ``A + j * mean(|diag A|) * I`` with the smallest working j.
 
     Parameters
@@ -41,10 +44,6 @@ def spd_cholesky(A, jitter=0.0, lapack=False):
         Symmetric matrix (only the lower triangle is read).
     jitter : float, default=0.0
         Relative jitter always added (e.g. 1e-10 to regularize a Gram matrix of basis points).
-    lapack : bool, default=False
-        Factor with SciPy's ``potrf`` at every size, not only up to ``SMALL_SYSTEM``: for a
-        caller whose products also run on SciPy's BLAS and whose factorizations need not
-        overlap (:mod:`~sparsekernel.solvers.newton_kernel`, float32 systems).
 
     Returns
     -------
@@ -69,7 +68,7 @@ def spd_cholesky(A, jitter=0.0, lapack=False):
     while True:
         try:
             M = A if j == 0 else A + (j * scale) * np.eye(len(A), dtype=A.dtype)
-            return finite_factor(_cholesky(M, lapack), A), j
+            return finite_factor(_cholesky(M), A), j
         except np.linalg.LinAlgError:
             if not np.isfinite(scale) or not np.isfinite(A).all():  # no jitter will help
                 raise NonFiniteError(_non_finite_message(A)) from None
@@ -82,16 +81,14 @@ def spd_cholesky(A, jitter=0.0, lapack=False):
             j = max(j * 100.0, JITTER_START)
 
 
-def _cholesky(M, lapack=False):
-    """Lower Cholesky factor of M (its lower triangle read), C-ordered as NumPy's."""
-    if len(M) > SMALL_SYSTEM and not lapack:
+def _cholesky(M):
+    """Lower Cholesky factor of M (its lower triangle read), C-ordered (module docstring)."""
+    if len(M) > SMALL_SYSTEM and blas_limit() != 1:
         return np.linalg.cholesky(M)
-    potrf = spotrf if M.dtype == np.float32 else dpotrf
-    # M.T is M's Fortran-ordered view: its upper factor U is L^T, read from M's lower half
-    U, info = potrf(M.T, lower=0, clean=1)
+    L, info = potrf_lower(M)
     if info != 0:
         raise np.linalg.LinAlgError(f"Matrix is not positive definite (LAPACK info {info})")
-    return U.T
+    return L
 
 
 def _non_finite_message(A):
@@ -106,9 +103,9 @@ def finite_factor(L, A):
     return L
 
 
-def spd_solve(A, rhs, jitter=0.0, lapack=False):
+def spd_solve(A, rhs, jitter=0.0):
     """Solve ``A x = rhs`` through :func:`spd_cholesky`; returns ``(x, L, jitter)``."""
-    L, used = spd_cholesky(A, jitter, lapack)
+    L, used = spd_cholesky(A, jitter)
     x = solve_triangular(L, solve_triangular(L, rhs, lower=True, check_finite=False),
                          lower=True, trans="T", check_finite=False)
     return x, L, used

@@ -24,10 +24,12 @@ the Newton point itself: exactly optimal, zero off A). From ``a = 0`` every row 
 in every problem, so the first system is factored once for all of them; the problems then
 run side by side on the planned threads, each with one BLAS thread.
 
-Precision. While the active set moves, its systems are factored in float32 (SciPy's
+Precision. While the active set moves, its systems are factored in float32 (LAPACK's
 ``spotrf``: 4 ms at 1,000 square on one thread, against 7 ms for ``dpotrf`` and 12 ms for
-NumPy's float64 Cholesky), when their rounding is harmless: ``(n + trace K) max(C s)``
-bounds the condition number, and times float32's epsilon it must stay below
+NumPy's float64 Cholesky; called without the GIL, :mod:`~sparsekernel.solvers._lapack`,
+so the classes' factorizations overlap), when their rounding is harmless:
+``(n + trace K) max(C s)`` bounds the condition number, and times float32's epsilon it must
+stay below
 ``F32_ROUNDING`` (dna at C = 100: 0.02). The line search, the margins and the iterates stay
 float64, so a float32 direction only costs an iteration's precision. Once a float32 point's
 active set holds, it is refined to float64 accuracy through its own float32 factor
@@ -134,10 +136,9 @@ def newton_kernel_bytes(n, k, n_threads):
 
 def _newton_point(K, K32, rows, cs, rhs):
     """``(a_A, L)``: ``a_A`` solving ``(Q_AA + diag(1 / (C s_A))) a_A = rhs`` and the system's
-    Cholesky factor L, in float32 given ``K32`` (SciPy's LAPACK: faster than NumPy's on one
-    thread at these sizes, module docstring)."""
+    Cholesky factor L, in float32 given ``K32`` (module docstring)."""
     M = _system(K if K32 is None else K32, rows, cs)
-    x, L, _ = spd_solve(M, rhs.astype(M.dtype), lapack=True)
+    x, L, _ = spd_solve(M, rhs.astype(M.dtype))
     return x.astype(np.float64), L
 
 

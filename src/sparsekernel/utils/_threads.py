@@ -22,12 +22,15 @@ import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
-__all__ = ["blas_threads", "map_threads", "planned_threads", "row_slices", "thread_budget",
-           "thread_plan"]
+__all__ = ["blas_limit", "blas_threads", "map_threads", "planned_threads", "row_slices",
+           "thread_budget", "thread_plan"]
 
 _CONTROLLER = []
 #: The thread count planned by the outermost fit or predict of this context (None outside).
 _PLANNED = contextvars.ContextVar("sparsekernel_planned_threads", default=None)
+#: The BLAS thread limit of the innermost :func:`blas_threads` in force (None outside):
+#: process-wide, as the limits themselves are.
+_BLAS_LIMIT = [None]
 
 
 def _controller():
@@ -79,12 +82,23 @@ def planned_threads():
 @contextmanager
 def blas_threads(n):
     """Hold every BLAS library loaded to ``n`` threads (no-op when none is loaded)."""
+    n = max(1, int(n))
     blas = _controller().select(user_api="blas")
-    if not blas.lib_controllers:
-        yield
-        return
-    with blas.limit(limits=max(1, int(n))):
-        yield
+    previous, _BLAS_LIMIT[0] = _BLAS_LIMIT[0], n
+    try:
+        if not blas.lib_controllers:
+            yield
+            return
+        with blas.limit(limits=n):
+            yield
+    finally:
+        _BLAS_LIMIT[0] = previous
+
+
+def blas_limit():
+    """The BLAS thread count set by the innermost :func:`blas_threads` in force (as inside
+    every fit's :func:`thread_plan`: 1), or None outside them (then unknown)."""
+    return _BLAS_LIMIT[0]
 
 
 def map_threads(fn, items, n_threads=None):
