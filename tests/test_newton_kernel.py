@@ -160,3 +160,31 @@ def test_fit_kernel_basis_takes_every_row_only_when_asked_and_affordable():
     smooth = rng.standard_normal((2000, 2))
     _, res = fit_kernel_basis(smooth, basis="kmeans", random_state=0, all_rows_up_to=3000)
     assert not res.info.get("all_rows") and res.centers.shape[0] < 0.35 * 2000
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_results_do_not_depend_on_the_schedule(k):
+    """Problems advance an iteration at a time on whichever thread is free: the same
+    iterates as one after another on one thread."""
+    _, _, Y, K, sw = _problem(n=200, k=k, seed=3)
+    serial = newton_kernel(K, Y, C=10.0, sample_weight=sw, n_threads=1)
+    shared = newton_kernel(K, Y, C=10.0, sample_weight=sw, n_threads=2)
+    for a, b in zip(serial, shared, strict=True):
+        np.testing.assert_array_equal(a.coef, b.coef)
+        assert (a.n_iter, a.status, a.history) == (b.n_iter, b.status, b.history)
+
+
+def test_a_failing_problem_stops_the_others_and_propagates(monkeypatch):
+    _, _, Y, K, _ = _problem(n=200, k=3, seed=3)
+    advanced, advance = [], module._Problem.advance
+
+    def failing(self):
+        advanced.append(self.y is not None)
+        if len(advanced) == 4:
+            raise KeyboardInterrupt
+        advance(self)
+
+    monkeypatch.setattr(module._Problem, "advance", failing)
+    with pytest.raises(KeyboardInterrupt):
+        newton_kernel(K, Y, C=10.0, n_threads=2)
+    assert len(advanced) <= 5  # the other thread ends its iteration and takes no other
