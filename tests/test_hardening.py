@@ -109,7 +109,8 @@ def test_spd_cholesky_reads_the_lower_triangle_and_returns_numpys_factor(p, dtyp
 
     assert 300 <= _spd.SMALL_SYSTEM < 600  # both sides of the size rule are exercised
     calls = []
-    monkeypatch.setattr(_spd, "potrf_lower", lambda M: calls.append(len(M)) or potrf(M))
+    monkeypatch.setattr(_spd, "potrf_lower",
+                        lambda M, overwrite: calls.append(len(M)) or potrf(M, overwrite))
     rng = np.random.default_rng(p)
     G = rng.standard_normal((p, p + 3))
     A = (G @ G.T / p + np.eye(p)).astype(dtype)
@@ -138,6 +139,30 @@ def test_lapack_without_the_gil_is_scipys_export():
         if info == 0:
             np.testing.assert_allclose(L, L_ref, rtol=1e-14)
     assert potrf(np.zeros((0, 0)))[1] == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_spd_cholesky_in_place_and_restored_when_it_needs_a_jitter(dtype):
+    from sparsekernel.utils._threads import blas_threads
+
+    rng = np.random.default_rng(1)
+    G = rng.standard_normal((40, 50))
+    A = (G @ G.T / 50 + np.eye(40)).astype(dtype)
+    ref = np.linalg.cholesky(A)
+    with blas_threads(1):
+        L, jitter = spd_cholesky(A, overwrite=True)
+    assert jitter == 0.0 and L is A and not np.triu(L, 1).any()
+    np.testing.assert_allclose(L, ref, rtol=1e-4 if dtype == np.float32 else 1e-12)
+    v = np.arange(1.0, 41.0, dtype=dtype)
+    S = np.outer(v, v)  # rank one: LAPACK fails on it, then the jitter is added to S itself
+    original = S.copy()
+    L, used = potrf(S, overwrite=True)
+    assert used > 0 and L is S
+    np.testing.assert_array_equal(S, original)  # restored, bit for bit
+    with blas_threads(1):
+        L, jitter = spd_cholesky(S, overwrite=True)
+    assert jitter > 0 and L is not S
+    np.testing.assert_array_equal(S, original)
 
 
 def test_spd_cholesky_jitters_a_singular_small_system():

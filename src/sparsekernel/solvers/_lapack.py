@@ -61,31 +61,53 @@ def _load(name):
     int_p, array = ctypes.POINTER(ctypes.c_int), ctypes.c_void_p
     if name.endswith("lacpy"):  # (uplo, m, n, a, lda, b, ldb)
         arguments = (ctypes.c_char_p, int_p, int_p, array, int_p, array, int_p)
+    elif name.endswith("laset"):  # (uplo, m, n, alpha, beta, a, lda)
+        arguments = (ctypes.c_char_p, int_p, int_p, array, array, array, int_p)
     else:  # potrf: (uplo, n, a, lda, info)
         arguments = (ctypes.c_char_p, int_p, array, int_p, int_p)
     return ctypes.CFUNCTYPE(None, *arguments)(address)
 
 
-def potrf_lower(M):
-    """``(L, info)``: the lower Cholesky factor of the symmetric M (its lower triangle read)
-    in a new C-ordered array, upper triangle zero; ``info > 0``: M is not positive definite
-    (the factor is then incomplete). M must be float32 or float64."""
+def potrf_lower(M, overwrite=False):
+    """``(L, info)``: the lower Cholesky factor of the symmetric M (its lower triangle read),
+    C-ordered, upper triangle zero; ``info > 0``: M is not positive definite.
+
+    ``overwrite=True``: a C-ordered M is factored in place (no m-square copy) and returned as
+    L; when it is not positive definite, its lower triangle is restored from its upper one,
+    which LAPACK does not touch (so M must then hold both triangles). Else L is a new array
+    (and incomplete when ``info > 0``). M must be float32 or float64.
+    """
     import ctypes
 
     M = np.ascontiguousarray(M)
     n, prefix = len(M), "s" if M.dtype == np.float32 else "d"
-    potrf, lacpy = _export(prefix + "potrf"), _export(prefix + "lacpy")
-    if not n or potrf is None or lacpy is None:  # SciPy's wrapper, which holds the GIL
-        return _wrapped(np.array(M))
+    potrf, lacpy, laset = (_export(prefix + name) for name in ("potrf", "lacpy", "laset"))
+    if not n or None in (potrf, lacpy, laset):  # SciPy's wrapper, which holds the GIL
+        return _wrapped(np.array(M))  # (a copy: it would not be restored on failure)
     # A C-ordered array is the Fortran matrix of its transpose: M's lower triangle is that
-    # matrix's upper one, copied (diagonal included) onto zeros, and the upper factor
-    # U = L^T that LAPACK writes there reads back as L in C order.
-    L = np.zeros_like(M)
+    # matrix's upper one, and the upper factor U = L^T that LAPACK writes there reads back
+    # as L in C order. A copy takes that triangle onto zeros; in place, the other triangle
+    # is cleared after (laset also sets the diagonal, which is kept aside).
     size, info = ctypes.c_int(n), ctypes.c_int(0)
-    lacpy(b"U", ctypes.byref(size), ctypes.byref(size), M.ctypes.data, ctypes.byref(size),
-          L.ctypes.data, ctypes.byref(size))
-    potrf(b"U", ctypes.byref(size), L.ctypes.data, ctypes.byref(size), ctypes.byref(info))
-    return L, int(info.value)
+    dim = ctypes.byref(size)
+    if overwrite and M.flags.writeable:
+        L, diagonal = M, M.diagonal().copy()
+    else:
+        L, diagonal = np.zeros_like(M), None
+        lacpy(b"U", dim, dim, M.ctypes.data, dim, L.ctypes.data, dim)
+    potrf(b"U", dim, L.ctypes.data, dim, ctypes.byref(info))
+    if diagonal is None:
+        return L, int(info.value)
+    if info.value:  # restore M: its lower triangle from the upper one, and its diagonal
+        lower = np.tril_indices(n, -1)
+        L[lower] = L.T[lower]
+        L[np.diag_indices(n)] = diagonal
+        return L, int(info.value)
+    factor_diagonal = L.diagonal().copy()
+    zero = np.zeros(1, dtype=L.dtype)
+    laset(b"L", dim, dim, zero.ctypes.data, zero.ctypes.data, L.ctypes.data, dim)
+    L[np.diag_indices(n)] = factor_diagonal
+    return L, 0
 
 
 def _wrapped(L):

@@ -35,7 +35,7 @@ JITTER_STOP = 1e-4
 SMALL_SYSTEM = 512
 
 
-def spd_cholesky(A, jitter=0.0):
+def spd_cholesky(A, jitter=0.0, overwrite=False):
     """Lower Cholesky factor of ``A + j * mean(|diag A|) * I`` with the smallest working j.
 
     Parameters
@@ -44,6 +44,9 @@ def spd_cholesky(A, jitter=0.0):
         Symmetric matrix (only the lower triangle is read).
     jitter : float, default=0.0
         Relative jitter always added (e.g. 1e-10 to regularize a Gram matrix of basis points).
+    overwrite : bool, default=False
+        A C-ordered float32/float64 A holding both triangles may become L (no copy, on one
+        BLAS thread); when A needs a jitter it is restored first.
 
     Returns
     -------
@@ -68,7 +71,7 @@ def spd_cholesky(A, jitter=0.0):
     while True:
         try:
             M = A if j == 0 else A + (j * scale) * np.eye(len(A), dtype=A.dtype)
-            return finite_factor(_cholesky(M), A), j
+            return finite_factor(_cholesky(M, overwrite and j == 0), A), j
         except np.linalg.LinAlgError:
             if not np.isfinite(scale) or not np.isfinite(A).all():  # no jitter will help
                 raise NonFiniteError(_non_finite_message(A)) from None
@@ -81,11 +84,11 @@ def spd_cholesky(A, jitter=0.0):
             j = max(j * 100.0, JITTER_START)
 
 
-def _cholesky(M):
+def _cholesky(M, overwrite=False):
     """Lower Cholesky factor of M (its lower triangle read), C-ordered (module docstring)."""
     if len(M) > SMALL_SYSTEM and blas_limit() != 1:
         return np.linalg.cholesky(M)
-    L, info = potrf_lower(M)
+    L, info = potrf_lower(M, overwrite)
     if info != 0:
         raise np.linalg.LinAlgError(f"Matrix is not positive definite (LAPACK info {info})")
     return L
@@ -103,9 +106,9 @@ def finite_factor(L, A):
     return L
 
 
-def spd_solve(A, rhs, jitter=0.0):
+def spd_solve(A, rhs, jitter=0.0, overwrite=False):
     """Solve ``A x = rhs`` through :func:`spd_cholesky`; returns ``(x, L, jitter)``."""
-    L, used = spd_cholesky(A, jitter)
+    L, used = spd_cholesky(A, jitter, overwrite)
     x = solve_triangular(L, solve_triangular(L, rhs, lower=True, check_finite=False),
                          lower=True, trans="T", check_finite=False)
     return x, L, used

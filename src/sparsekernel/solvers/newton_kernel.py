@@ -144,7 +144,7 @@ def _newton_point(K, K32, rows, cs, rhs):
     """``(a_A, L)``: ``a_A`` solving ``(Q_AA + diag(1 / (C s_A))) a_A = rhs`` and the system's
     Cholesky factor L, in float32 given ``K32`` (module docstring)."""
     M = _system(K if K32 is None else K32, rows, cs)
-    x, L, _ = spd_solve(M, rhs.astype(M.dtype))
+    x, L, _ = spd_solve(M, rhs.astype(M.dtype), overwrite=True)  # (M is ours)
     return x.astype(np.float64), L
 
 
