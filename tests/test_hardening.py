@@ -165,6 +165,16 @@ def test_spd_cholesky_in_place_and_restored_when_it_needs_a_jitter(dtype):
     np.testing.assert_array_equal(S, original)
 
 
+@pytest.mark.parametrize("dtype", [">f8", ">f4", np.float16, np.int64])
+def test_potrf_converts_what_lapack_cannot_read(dtype):
+    # Byte-swapped or other dtypes are converted (never handed to LAPACK as they are).
+    A = np.array([[4.0, 2.0], [2.0, 3.0]])
+    L, info = potrf(A.astype(dtype), overwrite=True)
+    assert info == 0 and L.dtype.isnative
+    assert L.dtype == (np.float32 if np.dtype(dtype).itemsize == 4 else np.float64)
+    np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=1e-6)
+
+
 def test_spd_cholesky_jitters_a_singular_small_system():
     v = np.arange(1.0, 5.0)
     L, jitter = spd_cholesky(np.outer(v, v))  # rank one: needs a jitter to factor

@@ -75,12 +75,15 @@ def potrf_lower(M, overwrite=False):
     ``overwrite=True``: a C-ordered M is factored in place (no m-square copy) and returned as
     L; when it is not positive definite, its lower triangle is restored from its upper one,
     which LAPACK does not touch (so M must then hold both triangles). Else L is a new array
-    (and incomplete when ``info > 0``). M must be float32 or float64.
+    (and incomplete when ``info > 0``). Other dtypes are factored in float64.
     """
     import ctypes
 
-    M = np.ascontiguousarray(M)
-    n, prefix = len(M), "s" if M.dtype == np.float32 else "d"
+    # C order, native byte order, float32 or float64: what the pointers handed to LAPACK
+    # must hold (anything else is converted first, so never overwritten)
+    single = M.dtype.kind == "f" and M.dtype.itemsize == 4
+    M = np.ascontiguousarray(M, dtype=np.float32 if single else np.float64)
+    n, prefix = len(M), "s" if single else "d"
     potrf, lacpy, laset = (_export(prefix + name) for name in ("potrf", "lacpy", "laset"))
     if not n or None in (potrf, lacpy, laset):  # SciPy's wrapper, which holds the GIL
         return _wrapped(np.array(M))  # (a copy: it would not be restored on failure)
