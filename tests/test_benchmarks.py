@@ -167,3 +167,12 @@ def test_suite_times_prediction_as_its_fastest_call(monkeypatch):
     seconds = iter([2.5, 0.1])
     assert bench_suite.fastest(lambda x: x, 1) == (1, 2.5)
     assert next(seconds) == 0.1  # the second call never happened
+
+
+def test_cholesky_benchmark_quick_profile_runs(tmp_path):
+    subprocess.run([sys.executable, str(BENCH / "bench_cholesky.py"), "--quick", "--out",
+                    str(tmp_path)], check=True, capture_output=True, timeout=300)
+    rows = json.loads((tmp_path / "cholesky_quick.json").read_text())["rows"]
+    assert [(r["routine"], r["size"]) for r in rows] == [
+        (name, size) for size in (100, 300) for name in ("numpy", "scipy", "sparsekernel")]
+    assert all(r["alone_ms"] > 0 and r["side_by_side_ms"] > 0 for r in rows)

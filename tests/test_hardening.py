@@ -103,11 +103,10 @@ def test_learnable_bases_standardize_features_of_any_scale(scale):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_spd_cholesky_reads_the_lower_triangle_and_returns_numpys_factor(p, dtype, threads,
                                                                          monkeypatch):
-    # LAPACK without the GIL on one BLAS thread and up to SMALL_SYSTEM, NumPy's otherwise.
+    # LAPACK without the GIL on one BLAS thread, NumPy's otherwise (module docstring).
     from sparsekernel.solvers import _spd
     from sparsekernel.utils._threads import blas_threads
 
-    assert 300 <= _spd.SMALL_SYSTEM < 600  # both sides of the size rule are exercised
     calls = []
     monkeypatch.setattr(_spd, "potrf_lower",
                         lambda M, overwrite: calls.append(len(M)) or potrf(M, overwrite))
@@ -118,7 +117,7 @@ def test_spd_cholesky_reads_the_lower_triangle_and_returns_numpys_factor(p, dtyp
     A[np.triu_indices(p, 1)] = np.nan  # the upper triangle is never read
     with blas_threads(threads) if threads else contextlib.nullcontext():
         L, jitter = spd_cholesky(A)
-    assert calls == ([p] if threads == 1 or p <= _spd.SMALL_SYSTEM else [])
+    assert calls == ([p] if threads == 1 else [])
     assert jitter == 0.0 and L.dtype == dtype and L.flags.c_contiguous
     assert not np.triu(L, 1).any()
     np.testing.assert_allclose(L, ref, rtol=1e-4 if dtype == np.float32 else 1e-10,

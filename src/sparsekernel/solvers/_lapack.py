@@ -3,24 +3,25 @@
 Why. The one-vs-rest solvers factor one system per class, the classes side by side on the
 planned threads, each on one BLAS thread (:mod:`sparsekernel.utils._threads`). SciPy's
 ``scipy.linalg.lapack`` wrappers hold the GIL for the whole call, so two classes'
-factorizations never overlapped; NumPy's ``cholesky`` releases it but ran 1.3-2.5x slower than
+factorizations never overlapped; NumPy's ``cholesky`` releases it but ran 1.3-1.8x slower than
 LAPACK's own on one thread (NumPy's wheel has its own OpenBLAS build). SciPy exports its
 LAPACK to compiled code as ``scipy.linalg.cython_lapack`` (public API); calling that export
 through ``ctypes``, which releases the GIL around a foreign call, gives SciPy's speed with
-NumPy's concurrency. One thread, float64, a factorization a call (median), one call alone
-and two side by side per call on two Python threads:
+NumPy's concurrency. One thread, float64, ms a factorization, one call alone / two side by
+side on two Python threads (``python benchmarks/bench_cholesky.py``, results/cholesky.md,
+medians of 9):
 
 ==========  ===============  ===============  ===============
 size        NumPy            SciPy wrapper    this module
 ==========  ===============  ===============  ===============
-1,000       8.2 / 8.1 ms     7.5 / 14.0 ms    6.7 / 5.1 ms
-1,225       16.3 / 19.9 ms   14.2 / 13.7 ms   11.6 / 6.1 ms
-1,600       35.3 / 27.4 ms   28.4 / 43.8 ms   24.8 / 14.8 ms
+1,000       12.1 / 4.0       7.0 / 7.2        6.9 / 3.6
+1,225       15.9 / 8.0       13.1 / 12.7      12.1 / 6.3
+1,600       34.9 / 17.6      27.0 / 26.4      25.6 / 13.4
 ==========  ===============  ===============  ===============
 
 Only on one BLAS thread: with two, SciPy's OpenBLAS threads called right after NumPy's
-(a ``syrk`` then the factorization) spin against each other (1,800 square: 91-99 ms against
-NumPy's 35-39 ms), so :func:`~sparsekernel.solvers._spd.spd_cholesky` keeps NumPy's there.
+(a ``syrk`` then the factorization) spin against each other (1,800 square: 105 ms against
+NumPy's 38 ms), so :func:`~sparsekernel.solvers._spd.spd_cholesky` keeps NumPy's there.
 When the export is missing (another SciPy build), the GIL-holding wrapper is used.
 """
 

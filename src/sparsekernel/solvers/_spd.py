@@ -9,11 +9,13 @@ asks for); while Cholesky fails, add ``jitter * mean(|diag A|)`` to the diagonal
 sense and the error says so. On one BLAS thread (every fit's plan,
 :mod:`sparsekernel.utils._threads`) the factorization is LAPACK's ``potrf`` called without
 the GIL (:mod:`~sparsekernel.solvers._lapack`): the classes of one-vs-rest factor side by
-side, and faster than with NumPy's ``cholesky`` (1,225 square: 11.6 ms a call alone, 6.1 ms
-two side by side; NumPy 16.3 and 19.9 ms). On more BLAS threads, systems above
-``SMALL_SYSTEM`` stay NumPy's: the row passes around them use NumPy's OpenBLAS, and SciPy's
-separate build called right after them ran at less than half speed while the other
-library's threads still spun (1,800 square after a ``syrk``: 91-99 against 35-39 ms).
+side, and faster than with NumPy's ``cholesky``. On more BLAS threads, or outside a plan, it
+is NumPy's: the row passes around it use NumPy's OpenBLAS, and SciPy's separate build called
+right after them ran at a third to a seventh of its speed while the other library's threads
+still spun (``python benchmarks/bench_cholesky.py``, results/cholesky.md: 1,225 square 12.1
+ms a call alone, 6.3 ms two side by side, NumPy's 15.9 and 8.0 ms, SciPy's wrapper 13.1 and
+12.7 ms; after a NumPy ``syrk`` on two BLAS threads, 268 square 3.7 against NumPy's 0.5 ms,
+1,800 square 105 against 38 ms).
 """
 
 from __future__ import annotations
@@ -29,10 +31,6 @@ __all__ = ["JITTER_START", "JITTER_STOP", "spd_cholesky", "spd_solve"]
 
 JITTER_START = 1e-12
 JITTER_STOP = 1e-4
-#: Largest system factored by LAPACK directly on more than one BLAS thread (module
-#: docstring): NumPy's overhead is most of a small factorization's cost (268 square: 0.24
-#: against 0.13 ms).
-SMALL_SYSTEM = 512
 
 
 def spd_cholesky(A, jitter=0.0, overwrite=False):
@@ -86,7 +84,7 @@ def spd_cholesky(A, jitter=0.0, overwrite=False):
 
 def _cholesky(M, overwrite=False):
     """Lower Cholesky factor of M (its lower triangle read), C-ordered (module docstring)."""
-    if len(M) > SMALL_SYSTEM and blas_limit() != 1:
+    if blas_limit() != 1:
         return np.linalg.cholesky(M)
     L, info = potrf_lower(M, overwrite)
     if info != 0:
