@@ -227,9 +227,8 @@ class _Problem:
         self.live = cs > 0
         self.active = self.live.copy()  # the rows the Newton point (target) was solved on
         self.rows = np.flatnonzero(self.active)  # the rows of the last system (factor L)
-        g0 = -cs * y
-        self.scale = max(1.0, float(np.sqrt(max(g0 @ _q_product(K, g0), 0.0))))
-        self.gnorm, self.status, self.history, self.it = self.scale, "max_iter", [], 0
+        self.scale = None  # the gradient's norm at a = 0 (on the problem's thread: _scale)
+        self.gnorm, self.status, self.history, self.it = np.inf, "max_iter", [], 0
         self.precise = K32 is None  # the last Newton point came from a float64 system
         self.done = max_iter < 1
 
@@ -238,6 +237,7 @@ class _Problem:
         set when the problem ends."""
         self.it += 1
         K, y, cs, live = self.K, self.y, self.cs, self.live
+        self._scale()
         d = self.target - self.a
         qd = _q_product(K, d)
         if self.precise and _keeps_its_rows(y * (self.f + qd), self.active, live):
@@ -272,10 +272,17 @@ class _Problem:
             self.target[self.rows], self.L = _newton_point(
                 K, None if self.precise else self.K32, self.rows, cs, y[self.rows])
 
+    def _scale(self):
+        """``max(1, ||gradient at a = 0||)`` in feature space, the stopping test's scale."""
+        if self.scale is None:
+            g0 = -self.cs * self.y
+            self.scale = max(1.0, float(np.sqrt(max(g0 @ _q_product(self.K, g0), 0.0))))
+        return self.scale
+
     def result(self, tol):
         """The :class:`SolverResult` of the problem as it ended."""
         K, y, cs, a, it = self.K, self.y, self.cs, self.a, self.it
-        scale, status, gnorm = self.scale, self.status, self.gnorm
+        scale, status, gnorm = self._scale(), self.status, self.gnorm
         r = np.maximum(1.0 - y * self.f, 0.0)
         if status != "converged":  # the gradient's norm says whether the last iterate will do
             g = a - cs * y * r
