@@ -49,12 +49,13 @@ def _load(name):
         from scipy.linalg import cython_lapack
 
         capsule = cython_lapack.__pyx_capi__[name]
-        api = ctypes.pythonapi
-        api.PyCapsule_GetName.restype = ctypes.c_char_p
-        api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-        api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-        api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-        address = api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule))
+        # Private prototypes of the C API (setting restype on ctypes.pythonapi's shared
+        # function objects would change them for every other user in the process).
+        get_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(
+            ("PyCapsule_GetName", ctypes.pythonapi))
+        get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+            ("PyCapsule_GetPointer", ctypes.pythonapi))
+        address = get_pointer(capsule, get_name(capsule))
     except (ImportError, AttributeError, KeyError, ValueError):  # pragma: no cover
         return None
     if not address:  # pragma: no cover
