@@ -193,13 +193,15 @@ def _advance_all(problems, n_threads):
     thread takes whichever problem waits next, so no thread idles while two problems are
     left (dna's three classes on two threads ran two after one another on one of them).
     Each problem's iterations stay in order and its own, so the results do not depend on
-    the schedule. A failure (Ctrl-C included) stops the other threads after their current
-    iteration and propagates."""
+    the schedule. The schedule does vary, so the problems run on pool threads only and the
+    caller waits: its own calls, where a Ctrl-C lands, are the same in every run (the rule
+    of :func:`~sparsekernel.utils._threads.map_threads`). A failure, Ctrl-C included, stops
+    the other threads after their current iteration and propagates."""
     waiting = deque(problem for problem in problems if not problem.done)
     lock, failed = threading.Lock(), []
 
-    def work(_):
-        while not failed:
+    def work(t):
+        while t and not failed:  # (t = 0: the caller, which only waits)
             with lock:
                 if not waiting:
                     return
@@ -213,7 +215,12 @@ def _advance_all(problems, n_threads):
                 with lock:
                     waiting.append(problem)
 
-    map_threads(work, range(n_threads), n_threads)
+    shares = range(1, 2) if n_threads == 1 else range(n_threads + 1)
+    try:
+        map_threads(work, shares, len(shares))
+    except BaseException:  # (a Ctrl-C in the waiting caller: the others stop too)
+        failed.append(True)
+        raise
 
 
 class _Problem:
