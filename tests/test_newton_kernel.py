@@ -188,3 +188,36 @@ def test_a_failing_problem_stops_the_others_and_propagates(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         newton_kernel(K, Y, C=10.0, n_threads=2)
     assert len(advanced) <= 5  # the other thread ends its iteration and takes no other
+
+
+def test_ctrl_c_in_the_waiting_caller_stops_the_problems(monkeypatch):
+    """The caller only waits while the pool threads advance the problems: a Ctrl-C there
+    propagates and the threads take no problem after their current iteration."""
+    import threading
+    import time
+
+    _, _, Y, K, _ = _problem(n=200, k=3, seed=3)
+    full = sum(r.n_iter for r in newton_kernel(K, Y, C=10.0, n_threads=2))
+    advanced, advance, real = [], module._Problem.advance, module.map_threads
+    first = threading.Event()
+
+    def slow(self):
+        advanced.append(1)
+        first.set()
+        time.sleep(0.02)
+        advance(self)
+
+    workers = []
+
+    def interrupted_wait(fn, items, n):
+        workers.append(threading.Thread(target=real, args=(fn, items, n)))
+        workers[0].start()
+        first.wait(5)
+        raise KeyboardInterrupt  # as Ctrl-C would, in the waiting caller
+
+    monkeypatch.setattr(module._Problem, "advance", slow)
+    monkeypatch.setattr(module, "map_threads", interrupted_wait)
+    with pytest.raises(KeyboardInterrupt):
+        newton_kernel(K, Y, C=10.0, n_threads=2)
+    workers[0].join(5)
+    assert not workers[0].is_alive() and len(advanced) <= 2 < full
