@@ -164,6 +164,41 @@ def test_spd_cholesky_in_place_and_restored_when_it_needs_a_jitter(dtype):
     np.testing.assert_array_equal(S, original)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_syrk_lower_adds_to_the_lower_triangle_in_place(dtype):
+    # H[:p, :p] = beta H + alpha G^T G on the lower triangle of a larger square; the upper
+    # triangle and the border are not written.
+    from sparsekernel.solvers._lapack import _export, syrk_lower
+
+    assert _export("dsyrk") is not None and _export("ssyrk") is not None
+    rng = np.random.default_rng(2)
+    G = rng.standard_normal((9, 5)).astype(dtype)
+    H = rng.standard_normal((7, 7)).astype(dtype)
+    for alpha, beta in ((1.0, 1.0), (-2.5, 1.0), (3.0, 0.0)):
+        before = H.copy()
+        assert syrk_lower(H, G, alpha, beta) is H
+        expected = before.copy()
+        expected[:5, :5] = beta * before[:5, :5] + alpha * (G.T @ G)
+        low = np.tril_indices(5)
+        np.testing.assert_allclose(H[:5, :5][low], expected[:5, :5][low],
+                                   rtol=1e-5 if dtype == np.float32 else 1e-13)
+        untouched = np.ones((7, 7), dtype=bool)
+        untouched[:5, :5][low] = False
+        np.testing.assert_array_equal(H[untouched], before[untouched])
+
+
+def test_syrk_lower_refuses_what_it_would_have_to_copy():
+    from sparsekernel.solvers._lapack import syrk_lower
+
+    G = np.ones((3, 2))
+    for H in (np.zeros((2, 2), dtype=np.float32), np.zeros((2, 2), order="F")[:, :1],
+              np.asfortranarray(np.zeros((3, 2))).T[:2], np.zeros((1, 1))):
+        with pytest.raises(ValueError, match="syrk_lower needs"):
+            syrk_lower(H, G)
+    with pytest.raises(ValueError, match="syrk_lower needs"):
+        syrk_lower(np.zeros((2, 2)), np.asfortranarray(np.ones((3, 2))))
+
+
 @pytest.mark.parametrize("dtype", [">f8", ">f4", np.float16, np.int64])
 def test_potrf_converts_what_lapack_cannot_read(dtype):
     # Byte-swapped or other dtypes are converted (never handed to LAPACK as they are).

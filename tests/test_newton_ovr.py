@@ -81,19 +81,46 @@ def test_without_kept_hessians_same_solution():
         np.testing.assert_allclose(a.coef, b.coef, atol=1e-9)
 
 
+def test_hessian_updates_in_place_equal_rebuilds(monkeypatch):
+    """The kept Hessian updated in place (rows in, rows out, float64 and float32 products,
+    rows split over two threads) equals the one built from the new rows; the upper triangle
+    stays untouched."""
+    from sparsekernel.solvers import _parallel
+    from sparsekernel.solvers.newton_ovr import _hessian, _update
+
+    monkeypatch.setattr(_parallel, "_PARALLEL_MIN_WORK", 0.0)  # two threads: two slices
+    F, _, sw = _problem(n=600, seed=8)
+    cs = 7.0 * sw
+    rng = np.random.default_rng(0)
+    old = np.sort(rng.choice(600, 300, replace=False))
+    new = np.sort(rng.choice(600, 250, replace=False))
+    enter, leave = np.setdiff1d(new, old), np.setdiff1d(old, new)
+    low = np.tril_indices(F.shape[1] + 1)
+    for dtype, eps in ((np.float64, 1e-13), (np.float32, 1e-6)):  # of the largest entry
+        for threads in (1, 2):
+            H = _hessian(F, cs, old, threads, dtype=dtype)
+            _update(H, F, cs, enter, leave, threads, gather_bytes=8 * 17 * F.shape[1],
+                    dtype=dtype)
+            A = np.hstack([F[new], np.ones((len(new), 1))]) * np.sqrt(cs[new])[:, None]
+            expected = np.eye(F.shape[1] + 1) + A.T @ A
+            np.testing.assert_allclose(H[low], expected[low], rtol=0,
+                                       atol=eps * np.abs(expected).max())
+            assert not np.triu(H, 1).any()
+
+
 def test_a_single_problem_updates_its_hessian(monkeypatch):
     """Binary classification (one problem) updates its kept Hessian by the rows that changed
     side instead of rebuilding it from every active row, to the same solution."""
     from sparsekernel.solvers import newton_ovr as module
 
     F, Y, sw = _problem(n=2000, seed=6)
-    rows, gram_rows = [], module._gram_rows
+    rows, add_gram = [], module._add_gram
 
-    def counting(F, cs, idx, *args):
+    def counting(H, F, cs, idx, *args):
         rows.append(len(idx))
-        return gram_rows(F, cs, idx, *args)
+        return add_gram(H, F, cs, idx, *args)
 
-    monkeypatch.setattr(module, "_gram_rows", counting)
+    monkeypatch.setattr(module, "_add_gram", counting)
     (kept,) = newton_ovr(F, Y[:, :1], C=30.0, sample_weight=sw, tol=1e-12, n_threads=1)
     n_kept, rows[:] = sum(rows), []
     (rebuilt,) = newton_ovr(F, Y[:, :1], C=30.0, sample_weight=sw, tol=1e-12, n_threads=1,
@@ -205,9 +232,9 @@ def test_warm_start_from_sampled_rows_same_solution(monkeypatch):
     before = mod.newton_ovr_bytes(4000, 30, 4, 2)
     monkeypatch.setattr(mod, "WARM_WORK", 0.0)
     assert mod._warm(4000, 30) and not mod._warm(400, 30)  # 50 rows in every 8th: too few
-    sizes, gram = [], mod._gram
-    monkeypatch.setattr(mod, "_gram", lambda F_, cs, rows, *a: sizes.append(len(rows))
-                        or gram(F_, cs, rows, *a))
+    sizes, grams = [], mod._add_grams
+    monkeypatch.setattr(mod, "_add_grams", lambda H, F_, cs, rows, *a: sizes.append(len(rows))
+                        or grams(H, F_, cs, rows, *a))
     warm = newton_ovr(F, Y, C=30.0, sample_weight=sw, tol=1e-12)
     assert max(sizes) < 4000  # never a Hessian over every row (the 500 rows warm too)
     for a, b in zip(cold, warm, strict=True):

@@ -46,6 +46,7 @@ import numpy as np
 from ..utils._threads import blas_threads, map_threads, planned_threads
 from ._parallel import matmul, rmatmul, split_rows
 from ._result import SolverResult
+from ._lapack import syrk_lower
 from ._spd import spd_solve
 
 __all__ = ["newton_ovr", "newton_ovr_bytes"]
@@ -200,8 +201,8 @@ class _State:
             # One factorization, which the threads share.
             D, H, exact = self._solve_system(build(), self._exact(), -self.G, build,
                                              self.threads)
-            if self.keep_hessians:
-                self.hessians = dict.fromkeys(todo.tolist(), (H, active[:, 0], exact))
+            if self.keep_hessians:  # shared: the first update copies it (_hessian_of)
+                self.hessians = dict.fromkeys(todo.tolist(), (H, active[:, 0], exact, True))
             return D
         inner = 1 if len(todo) >= self.threads else self.threads
 
@@ -220,7 +221,7 @@ class _State:
             # alone takes them all (30 % faster on 2 threads from m = 1500).
             d, H, exact = self._solve_system(H, exact, -self.G[:, col], build, inner)
             if self.keep_hessians:
-                self.hessians[j] = (H, act, exact)
+                self.hessians[j] = (H, act, exact, False)
             return d
 
         return np.column_stack(map_threads(solve, range(len(todo)), self.threads // inner))
@@ -289,17 +290,16 @@ class _State:
         """Problem j's Hessian on its active rows ``act`` and whether it is exact (float64
         sums): the previous one updated by the rows that entered or left when they are
         fewer than the active rows (late iterations change a few rows), else ``rebuild()``."""
-        prev = self.hessians.get(j)
+        prev = self.hessians.pop(j, None)  # (updated in place: not kept if this fails)
         if prev is None:
             return rebuild(), self._exact()
-        H_prev, act_prev, exact_prev = prev
+        H_prev, act_prev, exact_prev, shared = prev
         enter, leave = np.flatnonzero(act & ~act_prev), np.flatnonzero(act_prev & ~act)
         if len(enter) + len(leave) >= np.count_nonzero(act) or (self._exact() and not exact_prev):
             return rebuild(), self._exact()
         dtype = self.gram_dtype
-        H = H_prev + _gram(self.F, cs, enter, n_threads, self.gather_bytes, dtype)
-        H -= _gram(self.F, cs, leave, n_threads, self.gather_bytes, dtype)
-        H[-1, :-1] = H[:-1, -1]
+        H = _update(H_prev.copy() if shared else H_prev, self.F, cs, enter, leave,
+                    n_threads, self.gather_bytes, dtype)
         return H, exact_prev and dtype == np.float64
 
     def step(self, todo, D):
@@ -345,32 +345,54 @@ def _message(status, gnorm, tol_abs, n_iter, exact):
 
 
 def _hessian(F, cs, rows, n_threads=1, gather_bytes=_GATHER_BYTES, dtype=None):
-    """I + [F 1]_rows^T diag(cs_rows) [F 1]_rows (float64), row slices on the threads."""
-    H = _gram(F, cs, rows, n_threads, gather_bytes, dtype)
-    H[-1, :-1] = H[:-1, -1]
-    H[np.diag_indices(len(H))] += 1.0
+    """I + [F 1]_rows^T diag(cs_rows) [F 1]_rows (float64; its lower triangle, the upper
+    one zero), row slices on the threads."""
+    return _add_grams(np.eye(F.shape[1] + 1), F, cs, rows, 1.0, n_threads, gather_bytes,
+                      dtype)
+
+
+def _update(H, F, cs, enter, leave, n_threads=1, gather_bytes=_GATHER_BYTES, dtype=None):
+    """H + the gram of the rows that entered the active set - that of the rows that left,
+    in place (:func:`_add_gram`)."""
+    _add_grams(H, F, cs, enter, 1.0, n_threads, gather_bytes, dtype)
+    return _add_grams(H, F, cs, leave, -1.0, n_threads, gather_bytes, dtype)
+
+
+def _add_grams(H, F, cs, rows, sign, n_threads, gather_bytes, dtype):
+    """:func:`_add_gram` with the rows split over the threads: the first slice into H
+    itself, each other one into a square of its own, added after."""
+    m = F.shape[1]
+    parts = split_rows(len(rows), len(rows) * float(m) * m, n_threads)
+    if len(parts) == 1:
+        return _add_gram(H, F, cs, rows, sign, gather_bytes, dtype)
+
+    def part(k):
+        into = H if k == 0 else np.zeros_like(H)
+        return _add_gram(into, F, cs, rows[parts[k]], sign, gather_bytes, dtype)
+
+    for other in map_threads(part, range(len(parts)), len(parts))[1:]:
+        H += other
     return H
 
 
-def _gram(F, cs, rows, n_threads=1, gather_bytes=_GATHER_BYTES, dtype=None):
-    """[F 1]_rows^T diag(cs_rows) [F 1]_rows (upper border only), row slices on the threads;
-    the products in ``dtype`` (default F's), summed in float64."""
-    m = F.shape[1]
-    parts = split_rows(len(rows), len(rows) * float(m) * m, n_threads)
-    return sum(map_threads(lambda s: _gram_rows(F, cs, rows[s], gather_bytes, dtype), parts,
-                           len(parts)))
+def _add_gram(H, F, cs, rows, sign, gather_bytes=_GATHER_BYTES, dtype=None):
+    """``H += sign [F 1]_rows^T diag(cs_rows) [F 1]_rows`` on H's lower triangle, in place.
 
-
-def _gram_rows(F, cs, rows, gather_bytes, dtype=None):
-    """[F 1]_rows^T diag(cs_rows) [F 1]_rows (upper border only), gathered into one buffer
-    (scaled in place: the gathers are the solver's largest temporaries); buffer and, for
-    float32 rows gathered in float64, their float32 copy take ``gather_bytes`` together."""
+    The rows are gathered into one buffer a chunk at a time (scaled in place: the gathers
+    are the solver's largest temporaries) and added by ``syrk`` straight into the float64 H
+    (:func:`~sparsekernel.solvers._lapack.syrk_lower`), the bias border by a product with
+    the scales. Float32 products (``dtype``) go through one float32 square first, added to
+    H a chunk at a time (so the sums stay float64); buffer and, for float32 rows gathered
+    in float64, their float32 copy take ``gather_bytes`` together.
+    """
     m = F.shape[1]
+    if not len(rows):
+        return H
     dtype = np.dtype(dtype or F.dtype)
-    H = np.zeros((m + 1, m + 1))
     row_bytes = (dtype.itemsize + (F.itemsize if dtype != F.dtype else 0)) * max(m, 1)
     step = max(1, int(gather_bytes // row_bytes))
     buf = np.empty((min(step, len(rows)), m), dtype=dtype)
+    square = None if dtype == H.dtype else np.zeros((m, m), dtype=dtype)
     for start in range(0, len(rows), step):
         idx = rows[start:start + step]
         w = cs[idx]
@@ -384,9 +406,12 @@ def _gram_rows(F, cs, rows, gather_bytes, dtype=None):
             else:
                 G[...] = F[idx]
             G *= root[:, None]
-        H[:m, :m] += G.T @ G
-        H[:m, m] += G.T @ root
-        H[m, m] += w.sum()
+        if square is None:
+            syrk_lower(H, G, sign)
+        else:  # overwritten a chunk at a time (its upper triangle, never written, stays 0)
+            H[:m, :m] += syrk_lower(square, G, sign, beta=0.0)
+        H[m, :m] += sign * (root @ G)
+        H[m, m] += sign * w.sum()
     return H
 
 
