@@ -44,9 +44,9 @@ from contextlib import nullcontext
 import numpy as np
 
 from ..utils._threads import blas_threads, map_threads, planned_threads
+from ._lapack import syrk_lower
 from ._parallel import matmul, rmatmul, split_rows
 from ._result import SolverResult
-from ._lapack import syrk_lower
 from ._spd import spd_solve
 
 __all__ = ["newton_ovr", "newton_ovr_bytes"]
