@@ -6,7 +6,13 @@ import threading
 import pytest
 
 from sparsekernel.utils import _threads
-from sparsekernel.utils._threads import blas_limit, blas_threads, map_threads, thread_plan
+from sparsekernel.utils._threads import (
+    blas_limit,
+    blas_threads,
+    map_balanced,
+    map_threads,
+    thread_plan,
+)
 
 
 def test_results_keep_order_and_threads_are_reused():
@@ -54,6 +60,41 @@ def test_ctrl_c_in_the_callers_share_propagates_and_the_pool_survives():
     with pytest.raises(KeyboardInterrupt):
         map_threads(work, range(10), 2)
     assert map_threads(lambda i: -i, range(5), 2) == [0, -1, -2, -3, -4]
+
+
+def test_map_balanced_starts_the_costliest_first_on_pool_threads_only():
+    started, lock = [], threading.Lock()
+    costs = [3.0, 9.0, 1.0, 7.0, 5.0, 2.0]
+    both = threading.Barrier(2, timeout=30)  # the first two run at once, on two threads
+
+    def work(i):
+        with lock:
+            started.append((i, threading.current_thread().name))
+        if i in (1, 3):
+            both.wait()
+        return 10 * i
+
+    assert map_balanced(work, range(6), costs, 2) == [10 * i for i in range(6)]
+    # two pool threads take items as they come free: the two costliest start first, the
+    # cheapest last; the waiting caller runs none
+    assert {i for i, _ in started[:2]} == {1, 3} and 2 in {i for i, _ in started[-2:]}
+    assert all(name.startswith("sparsekernel") for _, name in started)
+    assert map_balanced(lambda i: -i, range(3), [1, 1, 1], 1) == [0, -1, -2]  # serial
+
+
+def test_map_balanced_failure_stops_the_other_thread():
+    calls = []
+
+    def work(i):
+        calls.append(i)
+        if i == 0:
+            raise KeyError("costliest")
+        threading.Event().wait(0.001)
+        return i
+
+    with pytest.raises(KeyError, match="costliest"):
+        map_balanced(work, range(200), [200 - i for i in range(200)], 2)
+    assert len(calls) < 200
 
 
 def _child_sum():

@@ -43,7 +43,7 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from ..utils._threads import blas_threads, map_threads, planned_threads
+from ..utils._threads import blas_threads, map_balanced, map_threads, planned_threads
 from ._lapack import syrk_lower
 from ._parallel import matmul, rmatmul, split_rows
 from ._result import SolverResult
@@ -205,11 +205,12 @@ class _State:
                 self.hessians = dict.fromkeys(todo.tolist(), (H, active[:, 0], exact, True))
             return D
         inner = 1 if len(todo) >= self.threads else self.threads
+        plans = [self._plan(j, active[:, col]) for col, j in enumerate(todo)]
 
         def solve(col):
             j, act = todo[col], active[:, col]
             rows = np.flatnonzero(act)
-            if self._dual_is_cheaper(j, act, len(rows)):
+            if plans[col][0]:
                 self.hessians.pop(j, None)
                 return self._dual_direction(rows, cs, -self.G[:, col], inner)
 
@@ -224,23 +225,27 @@ class _State:
                 self.hessians[j] = (H, act, exact, False)
             return d
 
-        return np.column_stack(map_threads(solve, range(len(todo)), self.threads // inner))
+        costs = [plan[1] for plan in plans]  # the largest systems first, on a free thread
+        return np.column_stack(map_balanced(solve, range(len(todo)), costs,
+                                            self.threads // inner))
 
-    def _dual_is_cheaper(self, j, act, n_act):
-        """Whether problem j's direction costs fewer flops through the active rows' own
-        (n_act-square) system (:meth:`_dual_direction`) than through its Hessian: a rebuild
-        from every active row or an update by the rows that changed side, then an
-        (m+1)-square Cholesky. Only when the gathered rows fit ``gather_bytes``."""
-        m1 = self.F.shape[1] + 1
-        if not 0 < n_act <= m1 or 8.0 * n_act * m1 > self.gather_bytes:
-            return False  # (its memory: a gather buffer and the (m+1)^2 squares)
+    def _plan(self, j, act):
+        """``(dual, flops)`` for problem j's direction: whether it costs fewer flops through
+        the active rows' own (n_act-square) system (:meth:`_dual_direction`) than through
+        its Hessian (a rebuild from every active row or an update by the rows that changed
+        side, then an (m+1)-square Cholesky), and the flops of the cheaper. The dual only
+        when the gathered rows fit ``gather_bytes``."""
+        m1, n_act = self.F.shape[1] + 1, int(np.count_nonzero(act))
         summed = n_act
         prev = self.hessians.get(j)
         if prev is not None:
             summed = min(n_act, int(np.count_nonzero(act != prev[1])))
         half = 0.5 if self.gram_dtype == np.float32 else 1.0  # float32 products: 2x faster
         primal = half * summed * m1 * m1 / 2 + m1 ** 3 / 3
-        return n_act * n_act * m1 / 2 + n_act ** 3 / 3 < primal
+        if not 0 < n_act <= m1 or 8.0 * n_act * m1 > self.gather_bytes:
+            return False, primal  # (its memory: a gather buffer and the (m+1)^2 squares)
+        dual = n_act * n_act * m1 / 2 + n_act ** 3 / 3
+        return dual < primal, min(dual, primal)
 
     def _dual_direction(self, rows, cs, rhs, threads):
         """``H^-1 rhs`` for ``H = I + A^T A``, ``A = diag(sqrt(cs)) [F 1]`` on the active
