@@ -10,7 +10,6 @@ from sklearn.utils import check_random_state
 from ..kernels import Kernel, resolve_gamma
 from ..utils._progress import fit_step
 from ._base import AUTO_ALL_ROWS_SHARE, BasisResult, auto_n_basis, resolve_n_basis
-from ._registry import make_basis_selector
 
 __all__ = ["fit_kernel_basis", "make_kernel"]
 
@@ -72,6 +71,8 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
 
 def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis, basis,
                       random_state, max_n_basis=None, classifier=False, all_rows_up_to=None):
+    from ._registry import make_basis_selector  # (every selector: loaded at the first fit)
+
     kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X)
     selector = make_basis_selector(basis)
     rng = check_random_state(random_state)

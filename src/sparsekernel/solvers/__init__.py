@@ -6,31 +6,13 @@ small eigenproblems of :mod:`~sparsekernel.solvers.eigen`. NaN or infinity met o
 (a badly scaled problem) raises the one error type :class:`NonFiniteError`.
 """
 
-from ._blocks import ArrayBlocks, as_row_blocks
-from ._losses import SquaredSmoothEpsilonInsensitive, SquaredSmoothHinge, smooth_plus
-from ._result import NonFiniteError, SolverResult
-from ._spd import spd_cholesky, spd_solve
+# Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``): importing one
+# solver, as every estimator module does, need not load the other ten (~10 ms). Functions
+# named as their modules are bound now: importing the module (``solvers.dual_cd``) would
+# otherwise leave the module, not the function, under that name.
+from .. import _lazy_exports
 from .basis_lbfgs import basis_lbfgs
-from .block_minimization import SelectiveBlockMinimization, block_minimization_bytes
 from .dual_cd import dual_cd
-from .eigen import (
-    EigenResult,
-    MomentAccumulator,
-    Moments,
-    canonical_correlations,
-    generalized_low_rank_eigen,
-    relative_ridge,
-    symmetric_eigen,
-    whitening,
-)
-from .least_squares import (
-    IncrementalLSSVM,
-    NormalEquations,
-    lssvm_dual,
-    lssvm_normal_equations,
-    lssvm_primal,
-)
-from .logistic import logistic_newton
 from .newton_armijo import newton_armijo, newton_armijo_bytes
 from .newton_kernel import newton_kernel, newton_kernel_bytes
 
@@ -43,3 +25,17 @@ __all__ = ["ArrayBlocks", "EigenResult", "IncrementalLSSVM", "MomentAccumulator"
            "newton_kernel", "newton_kernel_bytes",
            "relative_ridge", "smooth_plus", "spd_cholesky", "spd_solve", "symmetric_eigen",
            "whitening"]
+
+__getattr__, __dir__ = _lazy_exports(globals(), {
+    "._blocks": ["ArrayBlocks", "as_row_blocks"],
+    "._losses": ["SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "smooth_plus"],
+    "._result": ["NonFiniteError", "SolverResult"],
+    "._spd": ["spd_cholesky", "spd_solve"],
+    ".block_minimization": ["SelectiveBlockMinimization", "block_minimization_bytes"],
+    ".eigen": ["EigenResult", "MomentAccumulator", "Moments", "canonical_correlations",
+               "generalized_low_rank_eigen", "relative_ridge", "symmetric_eigen",
+               "whitening"],
+    ".least_squares": ["IncrementalLSSVM", "NormalEquations", "lssvm_dual",
+                       "lssvm_normal_equations", "lssvm_primal"],
+    ".logistic": ["logistic_newton"],
+})
