@@ -283,3 +283,29 @@ def test_warm_start_takes_a_full_step_before_stopping(monkeypatch):
     monkeypatch.setattr(mod, "WARM_WORK", 0.0)
     warm = newton_ovr(F, Y, C=30.0, sample_weight=sw, tol=0.2)
     assert all(r.n_iter >= 1 and r.converged for r in warm)
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_lone_systems_factor_on_one_blas_thread_below_the_threshold(monkeypatch, k):
+    """The shared first system and a problem solved alone factor on one BLAS thread below
+    LONE_SOLVE_MIN (two threads of two OpenBLAS builds spin against each other there), on
+    the planned threads from it; the solution does not change."""
+    from sparsekernel.solvers import newton_ovr as module
+    from sparsekernel.utils._threads import blas_limit
+
+    F, Y, sw = _problem(seed=9)
+    limits, solve = [], module.spd_solve
+
+    def recording(*args, **kwargs):
+        limits.append(blas_limit())
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(module, "spd_solve", recording)
+    below = newton_ovr(F, Y[:, :k], C=10.0, sample_weight=sw, n_threads=2, tol=1e-10)
+    assert limits and set(limits) == {1}
+    monkeypatch.setattr(module, "LONE_SOLVE_MIN", 0)
+    limits.clear()
+    above = newton_ovr(F, Y[:, :k], C=10.0, sample_weight=sw, n_threads=2, tol=1e-10)
+    assert 2 in limits  # (side by side, k > 1 problems keep one thread each)
+    for a, b in zip(below, above, strict=True):
+        np.testing.assert_allclose(a.coef, b.coef, atol=1e-8)

@@ -57,6 +57,8 @@ _GATHER_BYTES = 32 * 2**20
 _DUAL_CHUNK = 1024
 #: Warm start (module docstring): from n m^2 of this size, on every this-many-th row.
 WARM_WORK, WARM_STRIDE = 1e10, 8
+#: Size from which a lone system (:func:`_solve_threads`) is factored on every planned thread.
+LONE_SOLVE_MIN = 3000
 #: Newton iterations of a problem after which float32 features get float64 Hessians
 #: (:meth:`_State._solve_system`).
 F32_PATIENCE = 10
@@ -219,7 +221,8 @@ class _State:
 
             H, exact = self._hessian_of(j, act, cs, inner, build)
             # Side by side, each problem has the one BLAS thread of the plan; a problem
-            # alone takes them all (30 % faster on 2 threads from m = 1500).
+            # alone sums its rows on all the threads, and factors on them from
+            # LONE_SOLVE_MIN (_solve_threads).
             d, H, exact = self._solve_system(H, exact, -self.G[:, col], build, inner)
             if self.keep_hessians:
                 self.hessians[j] = (H, act, exact, False)
@@ -264,7 +267,9 @@ class _State:
         with blas_threads(threads) if threads > 1 else nullcontext():
             K = A @ A.T
             K[np.diag_indices(len(K))] += 1.0
-            u = spd_solve(K, A @ rhs)[0]
+            Arhs = A @ rhs
+        with _solve_threads(threads, len(K)):
+            u = spd_solve(K, Arhs)[0]
         return rhs - A.T @ u
 
     def _exact(self):
@@ -272,8 +277,9 @@ class _State:
         return self.gram_dtype == np.float64
 
     def _solve_system(self, H, exact, rhs, rebuild, threads):
-        """``(H^-1 rhs, H, exact)``, factored on ``threads`` BLAS threads (a rebuild sums
-        its rows on the library's threads, each with one BLAS thread, as every product).
+        """``(H^-1 rhs, H, exact)``, factored on ``threads`` BLAS threads from
+        LONE_SOLVE_MIN (:func:`_solve_threads`; a rebuild sums its rows on the library's
+        threads, each with one BLAS thread, as every product).
 
         Float32 products make a Hessian twice as fast, and with whitened features (Nystrom)
         as good. With raw kernel columns (ReducedSVC) at large C their rounding can swamp
@@ -282,13 +288,13 @@ class _State:
         and all 50 iterations ran; C = 1e3: 50 instead of 5). So a Hessian that needs a
         jitter is rebuilt in float64 at once, and after F32_PATIENCE iterations of a problem
         (exact Newton takes 4-8) every later Hessian is summed in float64."""
-        with blas_threads(threads) if threads > 1 else nullcontext():
+        with _solve_threads(threads, len(H)):
             d, _, jitter = spd_solve(H, rhs)
         if jitter == 0 or exact:
             return d, H, exact
         self.gram_dtype = np.dtype(np.float64)
         H = rebuild()
-        with blas_threads(threads) if threads > 1 else nullcontext():
+        with _solve_threads(threads, len(H)):
             return spd_solve(H, rhs)[0], H, True
 
     def _hessian_of(self, j, act, cs, n_threads, rebuild):
@@ -347,6 +353,15 @@ def _message(status, gnorm, tol_abs, n_iter, exact):
         return f"Converged after {n_iter} Newton iterations: {why} (target {tol_abs:.3g})."
     return (f"Reached max_iter={n_iter} with gradient norm {gnorm:.3g} > {tol_abs:.3g}; "
             "increase max_iter or tol.")
+
+
+def _solve_threads(threads, size):
+    """The BLAS threads for factoring and solving a lone size-square system (the shared
+    first one, or a problem solved alone): ``threads`` from LONE_SOLVE_MIN, else one. On two
+    threads NumPy's Cholesky and SciPy's triangular solves (two OpenBLAS builds) spin against
+    each other: with ten right-hand sides, ms at 269 / 1,000 / 1,800 / 4,400 square, one
+    thread against two: 0.34 / 10 / 42 / 533 against 8.0 / 22 / 131 / 458."""
+    return blas_threads(threads) if threads > 1 and size >= LONE_SOLVE_MIN else nullcontext()
 
 
 def _hessian(F, cs, rows, n_threads=1, gather_bytes=_GATHER_BYTES, dtype=None):
