@@ -264,12 +264,10 @@ class _State:
             A[start:start + len(part), :m] = self.F[part]
         A[:, m] = 1.0
         A *= np.sqrt(cs[rows])[:, None]
-        with blas_threads(threads) if threads > 1 else nullcontext():
+        with _solve_threads(threads, len(rows)):  # (BLAS threads spin between calls)
             K = A @ A.T
             K[np.diag_indices(len(K))] += 1.0
-            Arhs = A @ rhs
-        with _solve_threads(threads, len(K)):
-            u = spd_solve(K, Arhs)[0]
+            u = spd_solve(K, A @ rhs)[0]
         return rhs - A.T @ u
 
     def _exact(self):
