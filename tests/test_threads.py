@@ -97,6 +97,33 @@ def test_map_balanced_failure_stops_the_other_thread():
     assert len(calls) < 200
 
 
+def test_map_balanced_ctrl_c_in_the_waiting_caller_stops_the_workers(monkeypatch):
+    import time
+
+    done, started = [], threading.Event()
+
+    def work(i):
+        started.set()
+        time.sleep(0.01)
+        done.append(i)
+
+    workers = []
+
+    def interrupted_wait(fn, items, n):
+        # The workers' shares on a plain thread (map_threads from a foreign thread would
+        # restore the BLAS limit out of order), the waiting caller interrupted.
+        workers.append(threading.Thread(target=lambda: [fn(t) for t in list(items)[1:]]))
+        workers[0].start()
+        started.wait(5)
+        raise KeyboardInterrupt  # as Ctrl-C would
+
+    monkeypatch.setattr(_threads, "map_threads", interrupted_wait)
+    with pytest.raises(KeyboardInterrupt):
+        map_balanced(work, range(50), [1.0] * 50, 2)
+    workers[0].join(5)
+    assert not workers[0].is_alive() and len(done) <= 2
+
+
 def _child_sum():
     return sum(map_threads(lambda i: i, range(10), 2))
 
