@@ -372,3 +372,27 @@ def test_float32_model_predicts_in_float32_as_fitted(board):
     np.testing.assert_allclose(scores, est.decision_function(X.astype(np.float32)),
                                atol=1e-6 * scale)
     assert LowRankSVC(gamma=GAMMA, C=C, n_basis=60).fit(X, y).normalization_.dtype == np.float64
+
+
+def test_expansion_formed_once_per_fit_and_following_coef():
+    """Prediction reuses mu = M coef^T formed at the end of the fit, and forms it again when
+    coef_ is replaced or changed in place; predicting changes nothing in the estimator."""
+    X, y = make_blobs(300, centers=3, n_features=4, random_state=0)
+    clf = LowRankSVC(n_basis=40, gamma=0.5, random_state=0).fit(X, y)
+    mu = clf.normalization_ @ clf.coef_.T
+    K = rbf_kernel(X, clf.basis_, clf.gamma_)
+    np.testing.assert_allclose(clf.decision_function(X), K @ mu + clf.intercept_, rtol=1e-10,
+                               atol=1e-12)
+    assert clf._expansion_coef() is clf._expansion[2]  # the kept one, no product
+    before = dict(clf.__dict__)
+    clf.predict(X)
+    assert clf.__dict__.keys() == before.keys()
+    assert all(clf.__dict__[k] is v for k, v in before.items())
+    clf.coef_[0] *= -1.0  # in place
+    np.testing.assert_allclose(clf.decision_function(X)[:, 0], -(K @ mu[:, 0]) +
+                               clf.intercept_[0], rtol=1e-10, atol=1e-12)
+    clf.coef_ = np.zeros_like(clf.coef_)  # replaced
+    np.testing.assert_allclose(clf.decision_function(X), np.broadcast_to(clf.intercept_,
+                                                                         (300, 3)))
+    clf.fit(X[:200], y[:200])  # a new fit keeps its own
+    assert clf._expansion_coef() is clf._expansion[2]

@@ -150,9 +150,12 @@ def _fit_entry(method):
             with fit_transaction(self):
                 with thread_plan():
                     try:
-                        return method(self, *args, **kwargs)
+                        result = method(self, *args, **kwargs)
                     except NonFiniteError as exc:  # name the parameters the solver can't see
                         raise NonFiniteError(f"{_scale_params(self)}: {exc}") from exc
+                    if hasattr(self, "_after_fit"):  # state derived once from the fit
+                        self._after_fit()
+                    return result
 
         return run_fit_task(self, method, transaction, args, kwargs)
 

@@ -251,10 +251,24 @@ class NystromMapMixin:
         return dtype if dtype == np.float32 else None
 
     def _expansion_coef(self):
-        """mu = M coef^T (m x n_outputs) of a linear model on the features, formed once:
-        prediction evaluates the reduced kernel model K(X, Z) mu + b, never the features
-        (the LLSVM paper's mu = U Lambda^(-1/2) beta)."""
+        """mu = M coef^T (m x n_outputs) of a linear model on the features: prediction
+        evaluates the reduced kernel model K(X, Z) mu + b, never the features (the LLSVM
+        paper's mu = U Lambda^(-1/2) beta). Formed once at the end of each fit
+        (:meth:`_after_fit`) and reused while ``normalization_`` is the same array and
+        ``coef_`` holds the same values: the m-square product cost every prediction 2.2 ms
+        on dna's 1,663 landmarks (a fifth of predicting its 1,186 test rows, nearly all of
+        predicting one row)."""
+        kept = self.__dict__.get("_expansion")
+        if (kept is not None and kept[0] is self.normalization_
+                and np.array_equal(kept[1], self.coef_)):
+            return kept[2]
         return self.normalization_ @ np.atleast_2d(self.coef_).T
+
+    def _after_fit(self):
+        """Keep mu with what it was formed from (:meth:`_expansion_coef`)."""
+        if hasattr(self, "coef_") and hasattr(self, "normalization_"):
+            self._expansion = (self.normalization_, np.array(self.coef_),
+                               self.normalization_ @ np.atleast_2d(self.coef_).T)
 
 
 @fill_doc
