@@ -196,6 +196,8 @@ def test_ctrl_c_in_the_waiting_caller_stops_the_problems(monkeypatch):
     import threading
     import time
 
+    from sparsekernel.utils import _threads
+
     _, _, Y, K, _ = _problem(n=200, k=3, seed=3)
     full = sum(r.n_iter for r in newton_kernel(K, Y, C=10.0, n_threads=2))
     advanced, advance = [], module._Problem.advance
@@ -218,7 +220,7 @@ def test_ctrl_c_in_the_waiting_caller_stops_the_problems(monkeypatch):
         raise KeyboardInterrupt  # as Ctrl-C would, in the waiting caller
 
     monkeypatch.setattr(module._Problem, "advance", slow)
-    monkeypatch.setattr(module, "map_threads", interrupted_wait)
+    monkeypatch.setattr(_threads, "map_threads", interrupted_wait)  # (drain_queue's)
     with pytest.raises(KeyboardInterrupt):
         newton_kernel(K, Y, C=10.0, n_threads=2)
     workers[0].join(5)

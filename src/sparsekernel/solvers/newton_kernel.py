@@ -43,14 +43,11 @@ GEMV through NumPy's BLAS beside SciPy's ``potrf`` on two threads doubled the so
 
 from __future__ import annotations
 
-import threading
-from collections import deque
-
 import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.linalg.blas import dgemv
 
-from ..utils._threads import blas_threads, map_threads, planned_threads
+from ..utils._threads import blas_threads, drain_queue, planned_threads
 from ._result import SolverResult, check_finite
 from ._spd import spd_solve
 from .newton_ovr import _exact_step
@@ -193,34 +190,14 @@ def _advance_all(problems, n_threads):
     thread takes whichever problem waits next, so no thread idles while two problems are
     left (dna's three classes on two threads ran two after one another on one of them).
     Each problem's iterations stay in order and its own, so the results do not depend on
-    the schedule. The schedule does vary, so the problems run on pool threads only and the
-    caller waits: its own calls, where a Ctrl-C lands, are the same in every run (the rule
-    of :func:`~sparsekernel.utils._threads.map_threads`). A failure, Ctrl-C included, stops
-    the other threads after their current iteration and propagates."""
-    waiting = deque(problem for problem in problems if not problem.done)
-    lock, failed = threading.Lock(), []
+    the schedule, which :func:`~sparsekernel.utils._threads.drain_queue` runs (pool threads
+    only, the caller waiting; a failure stops the others after their iteration)."""
 
-    def work(t):
-        while t and not failed:  # (t = 0: the caller, which only waits)
-            with lock:
-                if not waiting:
-                    return
-                problem = waiting.popleft()
-            try:
-                problem.advance()
-            except BaseException:
-                failed.append(True)
-                raise
-            if not problem.done:
-                with lock:
-                    waiting.append(problem)
+    def step(problem):
+        problem.advance()
+        return not problem.done
 
-    shares = range(1, 2) if n_threads == 1 else range(n_threads + 1)
-    try:
-        map_threads(work, shares, len(shares))
-    except BaseException:  # (a Ctrl-C in the waiting caller: the others stop too)
-        failed.append(True)
-        raise
+    drain_queue(step, [problem for problem in problems if not problem.done], n_threads)
 
 
 class _Problem:

@@ -23,8 +23,8 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
-__all__ = ["blas_limit", "blas_threads", "map_balanced", "map_threads", "planned_threads",
-           "row_slices", "thread_budget", "thread_plan"]
+__all__ = ["blas_limit", "blas_threads", "drain_queue", "map_balanced", "map_threads",
+           "planned_threads", "row_slices", "thread_budget", "thread_plan"]
 
 _CONTROLLER = []
 #: The thread count planned by the outermost fit or predict of this context (None outside).
@@ -130,38 +130,58 @@ def map_balanced(fn, items, costs, n_threads=None):
     thread is free (longest-processing-time-first: the last items to finish are small).
 
     With a fixed round-robin share, one-vs-rest classes whose systems differ 2-4x in size
-    left one thread idle at the end of each Newton iteration. The schedule depends on
-    timing, so the items run on pool threads only and the caller waits: the calls it makes
-    itself, where a Ctrl-C lands, are the same in every run (the rule of
-    :func:`map_threads`). A failure, Ctrl-C in the waiting caller included, stops the
-    other threads at their next item and propagates; results keep the order of ``items``.
+    left one thread idle at the end of each Newton iteration. The items run through
+    :func:`drain_queue` (pool threads only, the caller waiting); results keep the order of
+    ``items``.
     """
     items = list(items)
     n_threads = planned_threads() if n_threads is None else n_threads
     n_threads = max(1, min(int(n_threads), len(items)))
     if n_threads == 1 or getattr(_WORKER, "active", False):
         return [fn(item) for item in items]
-    order = deque(sorted(range(len(items)), key=lambda i: -costs[i]))
-    results, lock, failed = [None] * len(items), threading.Lock(), []
+    results = [None] * len(items)
+
+    def step(i):
+        results[i] = fn(items[i])
+        return False
+
+    drain_queue(step, sorted(range(len(items)), key=lambda i: -costs[i]), n_threads)
+    return results
+
+
+def drain_queue(step, items, n_threads):
+    """Run ``step(item)`` for the items of a queue, each taken by whichever thread is free;
+    ``step`` returns True to put its item back at the end (a problem with iterations left).
+
+    The schedule depends on timing, so the items run on pool threads only and the caller
+    waits: the calls it makes itself, where a Ctrl-C lands, are the same in every run (the
+    rule of :func:`map_threads`). A failure, Ctrl-C in the waiting caller included, stops
+    the other threads at their next item and propagates. One thread: in the caller, in
+    order.
+    """
+    waiting, lock, failed = deque(items), threading.Lock(), []
 
     def work(t):
         while t and not failed:  # (t = 0: the caller, which only waits)
             with lock:
-                if not order:
+                if not waiting:
                     return
-                i = order.popleft()
+                item = waiting.popleft()
             try:
-                results[i] = fn(items[i])
+                again = step(item)
             except BaseException:
                 failed.append(True)
                 raise
+            if again:
+                with lock:
+                    waiting.append(item)
 
+    shares = range(1, 2) if n_threads == 1 else range(n_threads + 1)
     try:
-        map_threads(work, range(n_threads + 1), n_threads + 1)
+        map_threads(work, shares, len(shares))
     except BaseException:  # (a Ctrl-C in the waiting caller: the others stop too)
         failed.append(True)
         raise
-    return results
 
 
 _WORKER = threading.local()
