@@ -36,7 +36,12 @@ def test_nested_calls_run_serially_inside_a_worker():
     assert inner == [[i * j for j in range(4)] for i in range(6)]
 
 
-def test_a_failure_propagates_and_stops_handing_out_items():
+@pytest.mark.parametrize("mapper", [
+    lambda fn, items: map_threads(fn, items, 2),
+    # item 0 is the costliest: map_balanced starts it first
+    lambda fn, items: map_balanced(fn, items, [200 - i for i in range(200)], 2),
+], ids=["map_threads", "map_balanced"])
+def test_a_failure_propagates_and_stops_handing_out_items(mapper):
     calls = []
 
     def work(i):
@@ -47,7 +52,7 @@ def test_a_failure_propagates_and_stops_handing_out_items():
         return i
 
     with pytest.raises(KeyError, match="first"):
-        map_threads(work, range(200), 2)
+        mapper(work, range(200))
     assert len(calls) < 200
 
 
@@ -80,21 +85,6 @@ def test_map_balanced_starts_the_costliest_first_on_pool_threads_only():
     assert {i for i, _ in started[:2]} == {1, 3} and 2 in {i for i, _ in started[-2:]}
     assert all(name.startswith("sparsekernel") for _, name in started)
     assert map_balanced(lambda i: -i, range(3), [1, 1, 1], 1) == [0, -1, -2]  # serial
-
-
-def test_map_balanced_failure_stops_the_other_thread():
-    calls = []
-
-    def work(i):
-        calls.append(i)
-        if i == 0:
-            raise KeyError("costliest")
-        threading.Event().wait(0.001)
-        return i
-
-    with pytest.raises(KeyError, match="costliest"):
-        map_balanced(work, range(200), [200 - i for i in range(200)], 2)
-    assert len(calls) < 200
 
 
 def test_map_balanced_ctrl_c_in_the_waiting_caller_stops_the_workers(monkeypatch):
