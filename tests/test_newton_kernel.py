@@ -95,11 +95,12 @@ def test_optimality_check_spares_rows_on_the_margin():
     live = np.ones(4, dtype=bool)
     active = np.array([True, True, False, False])
     on_margin = np.array([0.5, 1.0 + 1e-12, 1.0 - 1e-12, 2.0])
-    assert module._keeps_its_rows(on_margin, active, live)
-    assert not module._keeps_its_rows(np.array([0.5, 1.0 + 1e-6, 1.5, 2.0]), active, live)
-    assert not module._keeps_its_rows(np.array([0.5, 0.9, 0.999, 2.0]), active, live)
+    assert module._keeps_its_rows(1.0 - on_margin, active, live)
+    assert not module._keeps_its_rows(1.0 - np.array([0.5, 1.0 + 1e-6, 1.5, 2.0]), active,
+                                      live)
+    assert not module._keeps_its_rows(1.0 - np.array([0.5, 0.9, 0.999, 2.0]), active, live)
     # rows of weight zero are never active and never checked
-    assert module._keeps_its_rows(np.array([0.5, 0.9, 3.0, -5.0]), active,
+    assert module._keeps_its_rows(1.0 - np.array([0.5, 0.9, 3.0, -5.0]), active,
                                   np.array([True, True, True, False]))
 
 
@@ -179,7 +180,7 @@ def test_a_failing_problem_stops_the_others_and_propagates(monkeypatch):
     advanced, advance = [], module._Problem.advance
 
     def failing(self):
-        advanced.append(self.y is not None)
+        advanced.append(self.h is not None)
         if len(advanced) == 4:
             raise KeyboardInterrupt
         advance(self)
@@ -225,3 +226,49 @@ def test_ctrl_c_in_the_waiting_caller_stops_the_problems(monkeypatch):
         newton_kernel(K, Y, C=10.0, n_threads=2)
     workers[0].join(5)
     assert not workers[0].is_alive() and len(advanced) <= 2 < full
+
+
+def _regression(n=160, seed=4):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    y = np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] + 0.2 * rng.standard_normal(n)
+    sw = rng.uniform(0.2, 3.0, n)
+    sw[:5] = 0.0
+    return Kernel("rbf", gamma=0.7)(X, X), y, sw
+
+
+@pytest.mark.parametrize(("C", "epsilon"), [(1.0, 0.1), (100.0, 0.0), (1e5, 0.3)])
+def test_regression_matches_feature_space_newton(C, epsilon):
+    """The squared epsilon-insensitive loss: newton_armijo's exact minimum on features with
+    F F^T = K (w = F^T a, b = sum(a)), from float32 systems (C <= 100) and float64 ones."""
+    from sparsekernel.solvers import SquaredSmoothEpsilonInsensitive, newton_armijo
+
+    K, y, sw = _regression()
+    assert _float32_used(K, C, sw) == (C < 1e3)
+    F = _features(K)
+    ours = newton_kernel(K, y[:, None], C=C, sample_weight=sw, epsilon=epsilon)[0]
+    ref = newton_armijo(F, y, SquaredSmoothEpsilonInsensitive(np.inf, epsilon), C=C,
+                        sample_weight=sw, tol=1e-12, max_iter=200, presolve_rows=None)
+    assert ours.converged and ours.status == "converged"
+    assert ours.objective == pytest.approx(ref.objective, rel=1e-9)
+    np.testing.assert_allclose(F.T @ ours.coef, ref.coef,
+                               atol=1e-6 * max(1, np.abs(ref.coef).max()))
+    assert ours.intercept == pytest.approx(ref.intercept, abs=1e-6 * max(1, abs(ref.intercept)))
+
+
+def test_regression_solution_vanishes_inside_the_tube():
+    """a = 0 on rows inside the epsilon-tube; on the others, (Q_AA + diag(1 / (C s_A))) a_A
+    = y_A - epsilon (below the tube) or y_A + epsilon (above it); targets all inside the
+    tube at a = 0 end there at once."""
+    K, y, sw = _regression(seed=5)
+    C, eps = 20.0, 0.2
+    a = newton_kernel(K, y[:, None], C=C, sample_weight=sw, epsilon=eps)[0].coef
+    f = K @ a + a.sum()
+    below, above = (f < y - eps) & (sw > 0), (f > y + eps) & (sw > 0)
+    assert below.any() and above.any() and (~(below | above)).any()
+    assert np.all(a[~(below | above)] == 0.0)
+    A = np.flatnonzero(below | above)
+    M = K[np.ix_(A, A)] + 1.0 + np.diag(1.0 / (C * sw[A]))
+    np.testing.assert_allclose(M @ a[A], np.where(below, y - eps, y + eps)[A], atol=1e-9)
+    inside = newton_kernel(K, 0.1 * np.sign(y)[:, None], C=C, epsilon=0.5)[0]
+    assert inside.converged and inside.n_iter == 1 and not inside.coef.any()

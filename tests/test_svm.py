@@ -28,6 +28,8 @@ def test_reduced_svc_with_all_points_equals_smooth_svc(X, y, smoothing):
     kw = dict(gamma=0.2, C=3.0, smoothing=smoothing, tol=1e-10)
     full = SmoothSVC(**kw).fit(X, y)
     red = ReducedSVC(basis=X, **kw).fit(X, y)
+    # the exact loss in the rows' coordinates against the same features' Hessians
+    assert full._in_rows() == np.isinf(smoothing) and not red._in_rows()
     np.testing.assert_allclose(red.objective_, full.objective_, rtol=1e-10)
     np.testing.assert_allclose(red.decision_function(X), full.decision_function(X),
                                rtol=1e-7, atol=1e-9)
@@ -38,6 +40,7 @@ def test_reduced_svr_with_all_points_equals_smooth_svr(smoothing):
     kw = dict(gamma=0.3, C=10.0, epsilon=0.2, smoothing=smoothing, tol=1e-10)
     full = SmoothSVR(**kw).fit(X_REG, Y_REG_S)
     red = ReducedSVR(basis=X_REG, **kw).fit(X_REG, Y_REG_S)
+    assert full._in_rows() == np.isinf(smoothing) and not red._in_rows()
     np.testing.assert_allclose(red.predict(X_REG), full.predict(X_REG), rtol=1e-7, atol=1e-9)
     assert red.objective_[0] == pytest.approx(full.objective_[0], rel=1e-10)
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..utils._threads import map_threads, row_slices
 
-__all__ = ["matmul", "rmatmul", "split_rows"]
+__all__ = ["gram", "matmul", "rmatmul", "split_rows"]
 
 #: Below this many multiply-adds a product runs on the calling thread (threads cost ~50 us).
 _PARALLEL_MIN_WORK = 2e6
@@ -40,3 +40,24 @@ def matmul(F, W, n_threads):
 
     map_threads(run, parts, len(parts))
     return out
+
+
+def gram(F, n_threads):
+    """``F^T F`` (float64, both triangles): ``syrk`` on row slices of F over the threads,
+    each into a square of its own, summed, then the lower triangle mirrored."""
+    from ._lapack import syrk_lower
+
+    F = np.ascontiguousarray(F, dtype=np.float64)
+    n, m = F.shape
+    parts = split_rows(n, float(n) * m * m, n_threads)
+    squares = map_threads(lambda s: syrk_lower(np.zeros((m, m)), F[s]), parts, len(parts))
+    G = squares[0]
+    for other in squares[1:]:
+        G += other
+    step = 256
+    for start in range(0, m, step):  # (blocks: no m-square temporary)
+        stop = min(start + step, m)
+        G[start:stop, stop:] = G[stop:, start:stop].T
+        block = G[start:stop, start:stop]
+        block[np.triu_indices(stop - start, 1)] = block.T[np.triu_indices(stop - start, 1)]
+    return G

@@ -5,7 +5,14 @@ Neural Computation 2007, section 4).
 Objective per column j of the targets, on the n-square kernel matrix K of the training rows,
 with ``Q = K + 1`` (the 1 carries the bias, ``b = 1^T a``)::
 
-    Psi_j(a) = 1/2 a^T Q a + C/2 * sum_i s_i max(0, 1 - Y_ij (Q a)_i)^2 .
+    Psi_j(a) = 1/2 a^T Q a + C/2 * sum_i s_i max(0, 1 - Y_ij (Q a)_i)^2 ,
+
+or, for regression (``epsilon`` given), the squared epsilon-insensitive loss
+``max(0, |(Q a)_i - Y_ij| - epsilon)^2`` in place of the squared hinge. Both are sums of
+one-sided squared hinges on the margins (:class:`_Hinges`): a label's ``1 - y f``, or a
+target's ``y - epsilon - f`` and ``f - y - epsilon`` (at most one of them positive), so
+everything below holds for either with the active rows' targets ``y_A`` (``y_A -+
+epsilon`` on the side they left the tube) on the right-hand side.
 
 It is :func:`~sparsekernel.solvers.newton_ovr.newton_ovr`'s objective on any features F with
 ``F F^T = K`` (w = F^T a, b = 1^T a, so ``||w||^2 + b^2 = a^T Q a`` and ``f = Q a``): the
@@ -67,7 +74,7 @@ REFINE_STEPS, REFINE_TOL = 10, 1e-13
 
 
 def newton_kernel(K, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads=None,
-                  callback=None):
+                  callback=None, epsilon=None):
     """Minimise Psi_j (module docstring) for every column j of ``Y``.
 
     Parameters
@@ -76,7 +83,8 @@ def newton_kernel(K, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_thre
         Symmetric positive semi-definite kernel matrix of the training rows (float64; only
         read).
     Y : ndarray of shape (n, k)
-        Targets in {-1, +1}, one column per problem.
+        Targets, one column per problem: in {-1, +1} (the squared hinge), or real values
+        when ``epsilon`` is given.
     C : float
         Loss weight.
     sample_weight : ndarray of shape (n,), optional
@@ -93,6 +101,9 @@ def newton_kernel(K, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_thre
     callback : callable, optional
         Called once per problem as it is returned (in the calling thread, problems in order)
         with a dict (problem, n_iter, n_active).
+    epsilon : float, optional
+        Regression: the loss is the squared epsilon-insensitive
+        ``max(0, |f_i - Y_ij| - epsilon)^2`` (module docstring) instead of the squared hinge.
 
     Returns
     -------
@@ -110,15 +121,15 @@ def newton_kernel(K, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_thre
     # the systems' scale (module docstring): a bound on the condition number times eps32
     bound = (n + float(np.trace(K))) * (float(cs.max()) if n else 0.0)
     K32 = K.astype(np.float32) if bound * np.finfo(np.float32).eps <= F32_ROUNDING else None
-    with blas_threads(1):
-        start, L0 = (_newton_point(K, K32, live, cs, Y[live]) if live.size
-                     else (np.zeros((0, k)), None))
-
-    problems = []
-    for j in range(k):
-        first = np.zeros(n)
-        first[live] = start[:, j]
-        problems.append(_Problem(K, K32, Y[:, j], cs, first, L0, max_iter))
+    starts = [None] * k  # regression: each problem's first system is its own
+    if epsilon is None and live.size:  # every live row active in every problem: one system
+        with blas_threads(1):
+            start, L0 = _newton_point(K, K32, live, cs, Y[live])
+        for j in range(k):
+            starts[j] = (np.zeros(n), L0)
+            starts[j][0][live] = start[:, j]
+    problems = [_Problem(K, K32, _Hinges(Y[:, j], cs, epsilon), starts[j], max_iter)
+                for j in range(k)]
     with blas_threads(1):
         _advance_all(problems, n_threads)
     results = [problem.result(tol) for problem in problems]
@@ -146,9 +157,12 @@ def _newton_point(K, K32, rows, cs, rhs):
 
 
 def _system(src, rows, cs):
-    """``Q_AA + diag(1 / (C s_A))`` on the rows A, in ``src``'s dtype."""
-    M = np.take(np.take(src, rows, axis=0), rows, axis=1)
-    M += 1.0
+    """``Q_AA + diag(1 / (C s_A))`` on the rows A (sorted), in ``src``'s dtype."""
+    if len(rows) == len(src):  # every row: no gathered copy (fresh memory costs, ~2 ms a MB)
+        M = src + np.asarray(1.0, dtype=src.dtype)
+    else:
+        M = np.take(np.take(src, rows, axis=0), rows, axis=1)
+        M += 1.0
     M[np.diag_indices(len(rows))] += (1.0 / cs[rows]).astype(M.dtype)
     return M
 
@@ -170,13 +184,13 @@ def _refined(K, rows, cs, rhs, x, L):
     return None
 
 
-def _keeps_its_rows(margins, active, live):
-    """Whether a Newton point with these margins ``Y f`` is optimal: the rows it was solved
-    on are inside the margin and the others outside, up to ``KKT_SLACK``. A row on the
+def _keeps_its_rows(residuals, active, live):
+    """Whether a Newton point with these hinge residuals is optimal: the hinges it was
+    solved on are still violated and the others not, up to ``KKT_SLACK``. A row on the
     margin has zero loss and gradient on either side (the squared hinge is C^1 there), so
     the slack only spares rounding from cycling between two equal assignments of it."""
-    return bool(np.all(margins[active] <= 1.0 + KKT_SLACK)
-                and np.all(margins[live & ~active] >= 1.0 - KKT_SLACK))
+    return bool(np.all(residuals[active] >= -KKT_SLACK)
+                and np.all(residuals[live & ~active] <= KKT_SLACK))
 
 
 def _q_product(K, d):
@@ -200,17 +214,63 @@ def _advance_all(problems, n_threads):
     drain_queue(step, [problem for problem in problems if not problem.done], n_threads)
 
 
-class _Problem:
-    """One problem from a = 0, whose first Newton point ``target`` (every live row active)
-    and that system's factor L are given; :meth:`advance` runs one Newton iteration."""
+class _Hinges:
+    """A problem's loss as one-sided squared hinges ``C s_h max(0, r_h)^2``, with residuals
+    ``r_h = sign_h (target_h - f_row(h))``: a classification row is one hinge (sign and
+    target its label: r = 1 - y f), a regression row two (targets y - epsilon from below,
+    y + epsilon from above; at most one of them violated)."""
 
-    def __init__(self, K, K32, y, cs, target, L, max_iter):
-        n = len(y)
-        self.K, self.K32, self.y, self.cs, self.max_iter = K, K32, y, cs, max_iter
-        self.a, self.f, self.target, self.L = np.zeros(n), np.zeros(n), target, L
-        self.live = cs > 0
-        self.active = self.live.copy()  # the rows the Newton point (target) was solved on
-        self.rows = np.flatnonzero(self.active)  # the rows of the last system (factor L)
+    def __init__(self, y, cs, epsilon):
+        n = self.n = len(y)
+        if epsilon is None:
+            self.row, self.sign, self.target = np.arange(n), y, y
+        else:
+            self.row = np.concatenate([np.arange(n), np.arange(n)])
+            self.sign = np.concatenate([np.ones(n), -np.ones(n)])
+            self.target = np.concatenate([y - epsilon, y + epsilon])
+        self.cs = cs[self.row]
+        self.live = self.cs > 0
+
+    def residuals(self, f):
+        return self.sign * (self.target - f[self.row])
+
+    def slopes(self, df):
+        """How fast the residuals fall along the change ``df`` of f."""
+        return self.sign * df[self.row]
+
+    def active(self, f):
+        return (self.residuals(f) > 0) & self.live
+
+    def system(self, active):
+        """The rows (sorted) of the active hinges and their targets: the Newton point's
+        system is ``(Q_AA + diag(1 / (C s_A))) a_A = targets``."""
+        on, rhs = np.zeros(self.n, dtype=bool), np.zeros(self.n)
+        on[self.row[active]] = True
+        rhs[self.row[active]] = self.target[active]
+        rows = np.flatnonzero(on)
+        return rows, rhs[rows]
+
+    def pull(self, f):
+        """Per row, the sum of its hinges' ``sign max(0, r)``: the gradient in the rows'
+        coordinates is ``a - C s pull(f)``."""
+        r = self.sign * np.maximum(self.residuals(f), 0.0)
+        return r if len(r) == self.n else np.bincount(self.row, weights=r, minlength=self.n)
+
+
+class _Problem:
+    """One problem from a = 0; ``start`` is its first Newton point (every live row active)
+    with that system's factor L when shared (classification), else None (computed on the
+    first :meth:`advance`). :meth:`advance` runs one Newton iteration."""
+
+    def __init__(self, K, K32, hinges, start, max_iter):
+        n = hinges.n
+        self.K, self.K32, self.h, self.max_iter = K, K32, hinges, max_iter
+        self.cs = np.zeros(n)
+        self.cs[hinges.row] = hinges.cs  # per row (a row's hinges share its weight)
+        self.a, self.f = np.zeros(n), np.zeros(n)
+        self.active = hinges.active(self.f)  # the hinges the Newton point was solved on
+        self.rows, self.rhs = hinges.system(self.active)  # the last system (factor L)
+        self.target, self.L = start if start is not None else (None, None)
         self.scale = None  # the gradient's norm at a = 0 (on the problem's thread: _scale)
         self.gnorm, self.status, self.history, self.it = np.inf, "max_iter", [], 0
         self.precise = K32 is None  # the last Newton point came from a float64 system
@@ -220,21 +280,23 @@ class _Problem:
         """Step to the Newton point (exact line search), then the next point; ``done`` is
         set when the problem ends."""
         self.it += 1
-        K, y, cs, live = self.K, self.y, self.cs, self.live
+        K, h = self.K, self.h
+        if self.target is None:
+            self._aim()
         self._scale()
         d = self.target - self.a
         qd = _q_product(K, d)
-        if self.precise and _keeps_its_rows(y * (self.f + qd), self.active, live):
+        if self.precise and _keeps_its_rows(h.residuals(self.f + qd), self.active, h.live):
             self.a, self.f, self.gnorm, self.status = self.target, self.f + qd, 0.0, "converged"
             self.history.append({"n_iter": self.it, "step": 1.0,
                                  "n_active": int(self.active.sum())})
             self.done = True
             return
-        t = _exact_step(1.0 - y * self.f, y * qd, cs, self.a @ qd, d @ qd)
+        t = _exact_step(h.residuals(self.f), h.slopes(qd), h.cs, self.a @ qd, d @ qd)
         check_finite("newton_kernel", self.it, step=t)
         self.a += t * d
         self.f += t * qd
-        new_active = (y * self.f < 1.0) & live
+        new_active = h.active(self.f)
         self.history.append({"n_iter": self.it, "step": t, "n_active": int(new_active.sum())})
         settled = np.array_equal(new_active, self.active)
         self.active = new_active
@@ -244,36 +306,43 @@ class _Problem:
             return
         if settled:  # the float32 point's active set holds: refine it
             self.precise = True
-            exact = _refined(K, self.rows, cs, y[self.rows], self.target[self.rows], self.L)
+            exact = _refined(K, self.rows, self.cs, self.rhs, self.target[self.rows], self.L)
             if exact is not None:
-                self.target = np.zeros(len(y))
+                self.target = np.zeros(len(self.a))
                 self.target[self.rows] = exact
                 return
         self.precise = self.precise or self.it >= F32_PATIENCE
-        self.rows = np.flatnonzero(self.active)
-        self.target = np.zeros(len(y))
-        if self.rows.size and not self.done:
-            self.target[self.rows], self.L = _newton_point(
-                K, None if self.precise else self.K32, self.rows, cs, y[self.rows])
+        if not self.done:
+            self._aim()
+
+    def _aim(self):
+        """The Newton point of the active hinges (``target``) and its system's factor."""
+        self.rows, self.rhs = self.h.system(self.active)
+        self.target = np.zeros(len(self.a))
+        if not self.rows.size:  # nothing violated: a = 0 is the point, exactly
+            self.precise = True
+            return
+        self.target[self.rows], self.L = _newton_point(
+            self.K, None if self.precise else self.K32, self.rows, self.cs, self.rhs)
 
     def _scale(self):
         """``max(1, ||gradient at a = 0||)`` in feature space, the stopping test's scale."""
         if self.scale is None:
-            g0 = -self.cs * self.y
+            g0 = -self.cs * self.h.pull(np.zeros(len(self.a)))
             self.scale = max(1.0, float(np.sqrt(max(g0 @ _q_product(self.K, g0), 0.0))))
         return self.scale
 
     def result(self, tol):
         """The :class:`SolverResult` of the problem as it ended."""
-        K, y, cs, a, it = self.K, self.y, self.cs, self.a, self.it
+        K, h, a, it = self.K, self.h, self.a, self.it
         scale, status, gnorm = self._scale(), self.status, self.gnorm
-        r = np.maximum(1.0 - y * self.f, 0.0)
         if status != "converged":  # the gradient's norm says whether the last iterate will do
-            g = a - cs * y * r
+            g = a - self.cs * h.pull(self.f)
             gnorm = float(np.sqrt(max(g @ _q_product(K, g), 0.0)))
             check_finite("newton_kernel", it, gradient_norm=gnorm)
             status = "converged" if gnorm <= tol * scale else status
-        objective = 0.5 * a @ self.f + 0.5 * (cs @ (r * r))
+        r = np.maximum(h.residuals(self.f), 0.0)
+        objective = 0.5 * a @ self.f + 0.5 * (h.cs @ (r * r))
         message = (f"Converged after {it} Newton iterations." if status == "converged" else
                    f"Reached max_iter={self.max_iter} with gradient norm {gnorm:.3g} > "
                    f"{tol * scale:.3g}; increase max_iter or tol." if status == "max_iter" else

@@ -15,7 +15,11 @@ For the squared hinge, ``C = 2 * C_liblinear`` on the same features.
 
 Basis. The solver sees the features F = K(X, Z) (RSVM), stored when they fit
 ``memory_budget`` and else recomputed block by block at every pass; ``n_basis=None`` is Z = X
-(:class:`~sparsekernel.SmoothSVC`, :class:`~sparsekernel.SmoothSVR`).
+(:class:`~sparsekernel.SmoothSVC`, :class:`~sparsekernel.SmoothSVR`). There, with the exact
+losses (smoothing=inf), the fit solves in the rows' coordinates (:func:`solve_in_rows`):
+n-square systems on the active rows instead of (n+1)-square Hessians summed over them at
+every step (dna, SmoothSVC at C = 10: 0.37 -> 0.25 s; abalone, SmoothSVR: 1.06 -> 0.75 s;
+medians of fits in a loop, a script), and exactly optimal at its end.
 """
 
 from __future__ import annotations
@@ -32,12 +36,15 @@ from ..base import (
 )
 from ..basis import make_kernel
 from ..features import reduced_design
-from ..solvers import SquaredSmoothHinge, newton_armijo
+from ..solvers import SquaredSmoothHinge, newton_armijo, newton_kernel
+from ..solvers._parallel import gram, rmatmul
 from ..solvers.newton_ovr import newton_ovr
 from ..utils import Interval, SolverProgress, constraints
+from ..utils._threads import planned_threads
 from ._memory import Budget, presolve_rows, reduced_plan
 
-__all__ = ["SVM_CONSTRAINTS", "BaseSmoothSVM", "solve_squared_hinge"]
+__all__ = ["SVM_CONSTRAINTS", "BaseSmoothSVM", "kernel_newton", "solve_in_rows",
+           "solve_squared_hinge"]
 
 SVM_CONSTRAINTS = {
     **KERNEL_CONSTRAINTS,
@@ -98,11 +105,23 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
         loss = self._loss()
         return isinstance(loss, SquaredSmoothHinge) and np.isinf(loss.alpha)
 
+    def _in_rows(self):
+        """Whether the fit solves in the rows' coordinates (:func:`solve_in_rows`): the full
+        kernel (n_basis=None, not linear) with an exact piecewise-quadratic loss."""
+        return (self.n_basis is None and self.kernel != "linear"
+                and np.isinf(self._loss().alpha))
+
     def _solve(self, F, Y, sample_weight, labels=None):
-        """Every column of Y at once by exact Newton when F is stored and the loss is the
-        exact squared hinge; else Newton-Armijo per column."""
+        """Every column of Y: on the full kernel in the rows' coordinates, or at once by
+        exact Newton when F is stored and the loss is the exact squared hinge; else
+        Newton-Armijo per column."""
         loss, k = self._loss(), Y.shape[1]
         budget, (n, m) = Budget(self), F.shape
+        if isinstance(F, np.ndarray) and self._in_rows():
+            fit = solve_in_rows(self, F, Y, sample_weight, labels,
+                                getattr(loss, "epsilon", None))
+            self.coef_, self.intercept_, self.n_iter_, self.objective_ = fit
+            return
         if isinstance(F, np.ndarray) and self._joint_newton():
             fit = solve_squared_hinge(self, F, Y, sample_weight, labels, budget)
             self.coef_, self.intercept_, self.n_iter_, self.objective_ = fit
@@ -121,6 +140,41 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
         for j, res in enumerate(results):
             self.coef_[j], self.intercept_[j] = res.coef, res.intercept
             self.n_iter_[j], self.objective_[j] = res.n_iter, res.objective
+
+
+def solve_in_rows(est, F, Y, sample_weight, labels, epsilon=None):
+    """Every column of Y on the full kernel F = K(X, X), in the rows' coordinates: with
+    w = F^T a and b = sum(a) the objective is newton_kernel's on F F^T
+    (:mod:`sparsekernel.solvers.newton_kernel`), one n-square system per Newton step where
+    the feature-space Hessian is (n+1)-square and summed over the active rows at every
+    step. F is symmetric, so F F^T = F^T F is one ``syrk`` of its rows. Exact at its end.
+
+    Returns ``(coef (k, n), intercept (k,), n_iter (k,), objective (k,))``.
+    """
+    threads = planned_threads()
+    results = kernel_newton(est, gram(F, threads), Y, sample_weight, labels, epsilon)
+    A = np.column_stack([r.coef for r in results])
+    coef = rmatmul(F, A, threads)[:-1].T  # (rmatmul's last row is the sum: the intercepts)
+    return (np.ascontiguousarray(coef), np.array([r.intercept for r in results]),
+            np.array([r.n_iter for r in results]), np.array([r.objective for r in results]))
+
+
+def kernel_newton(est, K, Y, sample_weight, labels, epsilon=None):
+    """:func:`~sparsekernel.solvers.newton_kernel.newton_kernel` with ``est``'s C, tol and
+    max_iter, its progress shown and each result reported (one per column of Y)."""
+    with SolverProgress(est.verbose, Y.shape[1], type(est).__name__) as progress:
+        log = progress.callback(None)
+
+        def report(info):
+            if log is not None:
+                log(info)
+            progress.done()
+
+        results = newton_kernel(K, Y, C=est.C, sample_weight=sample_weight, tol=est.tol,
+                                max_iter=est.max_iter, callback=report, epsilon=epsilon)
+    for label, res in zip(labels or [None] * len(results), results, strict=True):
+        report_result(est, res, label)
+    return results
 
 
 def solve_squared_hinge(est, F, Y, sample_weight, labels, budget):

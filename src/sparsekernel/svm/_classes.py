@@ -218,8 +218,9 @@ class SmoothSVC(ReducedSVC):
         """Smooth support vector classifier (SSVM, Lee & Mangasarian 2001).
 
     :class:`ReducedSVC` with ``n_basis=None`` by default: every training point is a basis
-    function (Z = X), so the Newton system is (n+1) x (n+1): for small n (``basis`` must
-    then stay 'random'). ``kernel='linear'`` solves the linear SSVM in the primal
+    function (Z = X), so each Newton system is up to n x n (solved in the rows'
+    coordinates with the default smoothing=inf, :mod:`sparsekernel.svm._base`): for small
+    n (``basis`` must then stay 'random'). ``kernel='linear'`` solves the linear SSVM in the primal
     (m = n_features) and scales to large n. Any other ``n_basis`` makes it the reduced SVM.
 """, ReducedSVC)
 

@@ -35,11 +35,10 @@ from ..base import (
     KernelExpansionMixin,
     OneVsRestClassifierMixin,
     SparseKernelEstimator,
-    report_result,
 )
 from ..basis import BasisResult
 from ..features._nystrom import NystromMapMixin, nystrom_map_bytes
-from ..solvers import SelectiveBlockMinimization, dual_cd, newton_kernel, newton_kernel_bytes
+from ..solvers import SelectiveBlockMinimization, dual_cd, newton_kernel_bytes
 from ..utils import (
     Interval,
     Options,
@@ -50,7 +49,7 @@ from ..utils import (
     log_line,
     seed_from,
 )
-from ._base import solve_squared_hinge
+from ._base import kernel_newton, solve_squared_hinge
 from ._memory import MIN_CHUNK, Budget, lowrank_plan
 
 __all__ = ["LowRankSVC"]
@@ -259,19 +258,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         is the exact optimum, with beta = M^T K(Z, S) a_S on the whitened map M of Z (the
         projection onto Z's span: a_S's function itself when no landmark is dropped)."""
         K = np.asarray(kern(X, X), dtype=np.float64)
-        with SolverProgress(self.verbose, Y.shape[1], type(self).__name__) as progress:
-            log = progress.callback(None)
-
-            def report(info):
-                if log is not None:
-                    log(info)
-                progress.done()
-
-            results = newton_kernel(K, Y, C=self.C, sample_weight=sw, tol=self.tol,
-                                    max_iter=self.max_iter, callback=report)
-        for label, res in zip(self._problem_labels or [None] * len(results), results,
-                              strict=True):
-            report_result(self, res, label)
+        results = kernel_newton(self, K, Y, sw, self._problem_labels)
         A = np.column_stack([r.coef for r in results])
         support = np.flatnonzero((A != 0).any(axis=1))
         if not support.size:  # every problem at a = 0: a constant model on one landmark

@@ -24,7 +24,7 @@ from ..basis import resolve_n_basis
 from ..basis._base import auto_bounds
 from ..features._nystrom import nystrom_map_bytes
 from ..kernels._blocks import CACHE_BLOCK_BYTES
-from ..solvers import block_minimization_bytes, newton_armijo_bytes
+from ..solvers import block_minimization_bytes, newton_armijo_bytes, newton_kernel_bytes
 from ..solvers.newton_ovr import newton_ovr_bytes
 from ..utils import MemoryPlan, largest_within, parse_memory_budget
 from ..utils._threads import planned_threads
@@ -105,7 +105,11 @@ def lowrank_plan(budget, est, n, m, k, itemsize, chunk=None):
 def reduced_plan(budget, est, n, m, k, itemsize, stored):
     """ReducedSVC/SVR: K(X, Z) stored (``stored=True``) or recomputed in blocks."""
     gather = budget.gather(m)
-    if stored and est._joint_newton():
+    if stored and est._in_rows():  # (svm._base.solve_in_rows: m = n)
+        float64_copy = 8.0 * n * m if itemsize < 8 else 0.0  # F for the Gram, in float64
+        solver = (newton_kernel_bytes(n, k, budget.threads) + float64_copy
+                  + 8.0 * n * n * (budget.threads - 1))  # the threads' other Gram squares
+    elif stored and est._joint_newton():
         solver = newton_ovr_bytes(n, m, k, budget.threads, budget.hessians, gather)
     else:
         solver = newton_armijo_bytes(n, m, gather, presolve_rows(n, m, budget))
