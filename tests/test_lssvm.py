@@ -16,7 +16,8 @@ from sparsekernel.basis import BasisSelector, KMedoidsBasis, RandomBasis
 from sparsekernel.features._learnable import basis_values
 from sparsekernel.features._lowrank_fit import criterion_gradient
 from sparsekernel.io import load, save
-from sparsekernel.solvers import ArrayBlocks, IncrementalLSSVM, lssvm_dual, lssvm_primal
+from sparsekernel.kernels import Kernel
+from sparsekernel.solvers import ArrayBlocks, IncrementalLSSVM, LSSVMPath, lssvm_dual, lssvm_primal
 from sparsekernel.solvers.least_squares import lssvm_normal_equations
 
 
@@ -692,3 +693,47 @@ def test_partial_fit_passes_sklearn_checks(est, check):
     from sklearn.utils import estimator_checks
 
     getattr(estimator_checks, check)(type(est).__name__, est)
+
+
+@pytest.mark.parametrize("targets", [1, 3])
+def test_lssvm_path_equals_a_fresh_solve_on_every_subset(targets):
+    """Each refit of a pruning path, whether it keeps the factor's leading rows (Schur
+    complement of the rest) or refactors, is lssvm_dual on that subset."""
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((90, 3))
+    K = Kernel("rbf", gamma=0.4)(X, X)
+    Y = rng.standard_normal((90, targets)) if targets > 1 else rng.standard_normal(90)
+    sw = rng.uniform(0.5, 2.0, 90)
+    path = LSSVMPath(K, Y, 3.0, sw)
+    rows, priority, leads = np.arange(90), None, []
+    for step in range(6):
+        res = path.solve(rows, priority)
+        ref = lssvm_dual(K[np.ix_(rows, rows)], Y[rows], 3.0, sw[rows])
+        np.testing.assert_allclose(res.coef, ref.coef, rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(res.intercept, ref.intercept, rtol=1e-9, atol=1e-10)
+        assert res.objective == pytest.approx(ref.objective, rel=1e-9)
+        leads.append(int(res.message.split(", ")[1].split()[0]))
+        alpha = np.abs(res.coef.reshape(len(rows), -1)).max(axis=1)
+        priority = np.zeros(90)
+        priority[rows] = alpha
+        # the smallest |alpha| go (as pruning does), and at step 3 an early row too
+        drop = np.argsort(alpha, kind="stable")[:5]
+        if step == 3:
+            drop = np.append(drop, np.argmax(alpha))
+        rows = np.delete(rows, drop)
+    # whole: the first factor, the first in |alpha| order, and after an early row left;
+    # else the rows pruned last sat late in the factor
+    assert leads[:2] == [0, 0] and leads[2] > 45 and leads[3] > 45 and leads[4] == 0
+
+
+def test_lssvm_path_refactors_a_jittered_factor_whole():
+    """A factor that needed a jitter is not extended (its complement would be another
+    matrix's): the next subset is factored whole."""
+    X = np.repeat(np.random.default_rng(1).standard_normal((20, 2)), 2, axis=0)
+    K = Kernel("rbf", gamma=0.5)(X, X)  # duplicated rows: singular, and C huge
+    path = LSSVMPath(K, np.arange(40.0), 1e16)
+    first = path.solve(np.arange(40))
+    assert path.jitter > 0 and "jitter" in first.message
+    second = path.solve(np.arange(38))
+    assert ", 0 leading rows kept" in second.message

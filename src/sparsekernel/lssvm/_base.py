@@ -241,8 +241,17 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         """The exact LS-SVM with the kernel of ``gamma_``: every positive-weight row is a
         basis point (zero-weight rows have alpha = 0, so they stay out of the n x n system)."""
         keep = np.flatnonzero(sw > 0)
-        n = len(keep)
-        need, budget = 24 * n * n, parse_memory_budget(self.memory_budget)
+        self._check_exact_budget(len(keep), 24.0 * len(keep) ** 2)
+        Xk = X[keep]
+        with fit_step("solve"):
+            res = lssvm_dual(self._kernel()(Xk, Xk), Y[keep], self.C, sw[keep])
+        self.basis_, self.basis_indices_ = Xk, keep
+        self._store(res.coef, res)
+        return res
+
+    def _check_exact_budget(self, n, need):
+        """Refuse an exact fit on n rows that needs ``need`` bytes over the budget."""
+        budget = parse_memory_budget(self.memory_budget)
         if need > budget:
             raise ValueError(
                 f"An exact {type(self).__name__} fit on n={n} rows needs the n x n kernel "
@@ -251,12 +260,6 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
                 f"chooses about 4-10 sqrt(n) basis functions) for the reduced LS-SVM, or raise "
                 f"memory_budget."
             )
-        Xk = X[keep]
-        with fit_step("solve"):
-            res = lssvm_dual(self._kernel()(Xk, Xk), Y[keep], self.C, sw[keep])
-        self.basis_, self.basis_indices_ = Xk, keep
-        self._store(res.coef, res)
-        return res
 
     def _fit_reduced(self, X, Y, sw, y_basis):
         kern, basis = self._fit_kernel_basis(X, y_basis)

@@ -16,7 +16,8 @@ from .dual_cd import dual_cd
 from .newton_armijo import newton_armijo, newton_armijo_bytes
 from .newton_kernel import newton_kernel, newton_kernel_bytes
 
-__all__ = ["ArrayBlocks", "EigenResult", "IncrementalLSSVM", "MomentAccumulator", "Moments",
+__all__ = ["ArrayBlocks", "EigenResult", "IncrementalLSSVM", "LSSVMPath", "MomentAccumulator",
+           "Moments",
            "NonFiniteError", "NormalEquations", "SelectiveBlockMinimization", "SolverResult",
            "SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "as_row_blocks",
            "basis_lbfgs", "block_minimization_bytes", "canonical_correlations", "dual_cd",
@@ -35,7 +36,7 @@ __getattr__, __dir__ = _lazy_exports(globals(), {
     ".eigen": ["EigenResult", "MomentAccumulator", "Moments", "canonical_correlations",
                "generalized_low_rank_eigen", "relative_ridge", "symmetric_eigen",
                "whitening"],
-    ".least_squares": ["IncrementalLSSVM", "NormalEquations", "lssvm_dual",
+    ".least_squares": ["IncrementalLSSVM", "LSSVMPath", "NormalEquations", "lssvm_dual",
                        "lssvm_normal_equations", "lssvm_primal"],
     ".logistic": ["logistic_newton"],
 })

@@ -19,6 +19,8 @@ in :mod:`sparsekernel.lssvm._base`. Three ways to solve it:
 
   :func:`lssvm_normal_equations` returns them factored (:class:`NormalEquations`) for
   callers that reuse the factor.
+- :class:`LSSVMPath`: the dual system on shrinking subsets of one kernel matrix's rows (batch
+  pruning), refactoring only the trailing part of a factor kept in the rows' priority order.
 - :class:`IncrementalLSSVM`: the dual system on a working set that grows and shrinks one point
   at a time in O(N_w^2) (bordered update / downdate of the inverse of ``A``), with a periodic
   full refactorization that bounds the drift.
@@ -41,8 +43,8 @@ from ._blocks import as_row_blocks
 from ._result import SolverResult
 from ._spd import spd_cholesky
 
-__all__ = ["IncrementalLSSVM", "NormalEquations", "lssvm_dual", "lssvm_normal_equations",
-           "lssvm_primal"]
+__all__ = ["IncrementalLSSVM", "LSSVMPath", "NormalEquations", "lssvm_dual",
+           "lssvm_normal_equations", "lssvm_primal"]
 
 
 def _result(coef, intercept, objective, n_iter, message):
@@ -92,6 +94,101 @@ def lssvm_dual(K, y, C, sample_weight=None):
     objective = 0.5 * np.sum(alpha * (K @ alpha)) + 0.5 * C * np.sum(sw @ (e * e))
     msg = f"Cholesky of the {n}x{n} LS-SVM system" + (f" (jitter {jitter:g})" if jitter else "")
     return _result(alpha, b if Y.ndim > 1 else float(b), objective, 1, msg)
+
+
+class LSSVMPath:
+    """:func:`lssvm_dual` on shrinking subsets of the rows of one kernel matrix, as batch
+    pruning refits it (Suykens et al. 2000: drop the smallest |alpha|, refit).
+
+    The Cholesky factor of ``A = K + diag(1/(C s))`` is kept with its rows in the order of
+    the caller's priority (the last fit's |alpha|, largest first), so the rows pruned next
+    sit at its end. On a subset, the factor's leading rows up to the first removed one are
+    still the factor of those rows (a row's entries left of the diagonal depend only on the
+    rows above it); only the Schur complement of the other rows is formed (one ``syrk``
+    with their leading columns) and factored. Pruning 5 % a round from abalone's 2,338 rows,
+    that leaves about a tenth of a full factorization a round. A factor that needed a jitter,
+    or a subset that keeps less than ``REFACTOR_LEAD`` of the factor, is refactored whole
+    (the Schur complement of a jittered factor would be another matrix's).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Symmetric positive semidefinite kernel matrix of all the rows (not modified).
+    Y : ndarray of shape (n,) or (n, k)
+        Targets.
+    C : float
+    sample_weight : ndarray of shape (n,), optional
+        Positive weights.
+    """
+
+    #: Fraction of the factor that must stay leading for a Schur update instead of a refactor.
+    REFACTOR_LEAD = 0.5
+
+    def __init__(self, K, Y, C, sample_weight=None):
+        self.K, self.Y, self.C = K, np.asarray(Y, dtype=np.float64), float(C)
+        n = K.shape[0]
+        self.sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+        self.order, self.L, self.jitter = np.zeros(0, dtype=np.intp), None, 0.0
+
+    def solve(self, rows, priority=None):
+        """The exact LS-SVM on ``rows`` (sorted indices): a :class:`SolverResult` with
+        ``coef`` aligned to ``rows``. ``priority`` (shape (n,)): rows refactored are put in
+        its decreasing order (None: as given)."""
+        rows = np.asarray(rows, dtype=np.intp)
+        lead = self._lead(rows)
+        rest = np.setdiff1d(rows, self.order[:lead], assume_unique=True)
+        if priority is not None:
+            rest = rest[np.argsort(-np.asarray(priority)[rest], kind="stable")]
+        self._factor(lead, rest)
+        Y = self.Y[self.order]
+        rhs = np.column_stack([np.ones(len(rows)), Y.reshape(len(rows), -1)])
+        sol = cho_solve((self.L, True), rhs, check_finite=False)  # one pass for both
+        eta, nu = sol[:, 0], sol[:, 1:]
+        b = nu.sum(axis=0) / eta.sum()
+        alpha = nu - np.multiply.outer(eta, b)
+        cs = (self.C * self.sw[self.order])[:, None]
+        # K alpha = y - b - alpha / (C s) (the system's rows): no product with K
+        fitted = Y.reshape(alpha.shape) - b - alpha / cs
+        objective = 0.5 * np.sum(alpha * fitted) + 0.5 * np.sum(alpha * alpha / cs)
+        back = np.empty_like(alpha)
+        back[np.searchsorted(rows, self.order)] = alpha  # the factor's order -> rows'
+        if self.Y.ndim == 1:
+            back, b = back[:, 0], float(b[0])
+        msg = (f"Cholesky of the {len(rows)}x{len(rows)} LS-SVM system, {lead} leading rows "
+               "kept" + (f" (jitter {self.jitter:g})" if self.jitter else ""))
+        return _result(back, b, objective, 1, msg)
+
+    def _lead(self, rows):
+        """How many leading rows of the factor ``rows`` keep (0: refactor whole)."""
+        if self.L is None or self.jitter or not np.isin(rows, self.order).all():
+            return 0
+        removed = ~np.isin(self.order, rows)
+        lead = int(np.argmax(removed)) if removed.any() else len(self.order)
+        return lead if lead >= self.REFACTOR_LEAD * len(self.order) else 0
+
+    def _factor(self, lead, rest):
+        """The factor of ``order[:lead] + rest``: the leading block kept, the rest from the
+        Schur complement of its rows (the whole matrix when lead is 0)."""
+        A = np.take(np.take(self.K, rest, axis=0), rest, axis=1)
+        A[np.diag_indices(len(rest))] += 1.0 / (self.C * self.sw[rest])
+        if lead == 0:
+            self.L, self.jitter = spd_cholesky(A, overwrite=True)
+            self.order = rest
+            return
+        place = np.empty(len(self.K), dtype=np.intp)
+        place[self.order] = np.arange(len(self.order))  # each row's place in the old factor
+        L21 = self.L[place[rest], :lead]
+        A -= L21 @ L21.T
+        L22, jitter = spd_cholesky(A, overwrite=True)
+        if jitter:  # the complement needed one: refactor whole under the one policy
+            self.L = None
+            return self._factor(0, np.concatenate([self.order[:lead], rest]))
+        n = lead + len(rest)
+        L = np.zeros((n, n))
+        L[:lead, :lead] = self.L[:lead, :lead]
+        L[lead:, :lead] = L21
+        L[lead:, lead:] = L22
+        self.L, self.order = L, np.concatenate([self.order[:lead], rest])
 
 
 @dataclass
