@@ -122,7 +122,7 @@ class _PrunedLSSVM(BaseLSSVM):
         keep = np.flatnonzero(sw > 0)
         n = len(keep)
         # the kernel, two factors and a complement; the validation rows' kernel
-        self._check_exact_budget(n, 8.0 * n * (4 * n + len(X_val)))
+        self._check_exact_budget(n, 8.0 * n * (4 * n + X_val.shape[0]))
         # One kernel for the whole path: gamma='scale' is resolved on the training part once.
         self.gamma_ = resolve_gamma(self.gamma, X)
         kern, Xk = self._kernel(), X[keep]
