@@ -60,6 +60,17 @@ __all__ = ["LowRankSVC"]
 ALL_ROWS_MAX = 3000
 
 
+def _compact_square(K, rows):
+    """``K[rows][:, rows]`` written over the start of C-ordered K's own memory (rows sorted,
+    distinct), row by row: row i lands before row ``rows[i] >= i`` begins, and ahead of every
+    row still to read. K is spent. dna's support gram (1,663 of 2,000 rows): two gathers
+    took 49 MB of fresh memory, which this machine touches at ~2 ms a MB on a first fit."""
+    flat, s = K.reshape(-1), len(rows)
+    for i, r in enumerate(rows):
+        flat[i * s:(i + 1) * s] = K[r, rows]
+    return flat[:s * s].reshape(s, s)
+
+
 def all_rows_bytes(n, k, n_threads):
     """Peak memory of :meth:`LowRankSVC._fit_all_rows`: the solver with its n x n kernel,
     then (the kernel freed) the support's map, at most n landmarks."""
@@ -263,8 +274,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         support = np.flatnonzero((A != 0).any(axis=1))
         if not support.size:  # every problem at a = 0: a constant model on one landmark
             support = np.arange(1)
-        # (nystrom_map overwrites it; two takes: a third of np.ix_'s time at 1,663 rows)
-        gram = np.take(np.take(K, support, axis=0), support, axis=1)
+        gram = _compact_square(K, support)  # K(S, S), in K's memory (nystrom_map overwrites it)
         KA = gram @ A[support]  # K(S, S) a_S, before the map overwrites the gram
         del K
         fmap = self._map_on_basis(kern, BasisResult(X[support], support), X, self.whitening,
