@@ -68,6 +68,8 @@ F32_PATIENCE = 10
 #: How far (in margin units) a row may sit on the wrong side of the margin when a float64
 #: Newton point is checked for optimality (:func:`_keeps_its_rows`).
 KKT_SLACK = 1e-9
+#: Rows gathered at a time into a system (:func:`_system`).
+_SLAB = 256
 #: Iterative refinement of a float32 solution: at most this many steps, to this relative
 #: residual (in the largest entry).
 REFINE_STEPS, REFINE_TOL = 10, 1e-13
@@ -158,10 +160,13 @@ def _newton_point(K, K32, rows, cs, rhs):
 
 def _system(src, rows, cs):
     """``Q_AA + diag(1 / (C s_A))`` on the rows A (sorted), in ``src``'s dtype."""
-    if len(rows) == len(src):  # every row: no gathered copy (fresh memory costs, ~2 ms a MB)
+    if len(rows) == len(src):  # every row: no gathered copy
         M = src + np.asarray(1.0, dtype=src.dtype)
-    else:
-        M = np.take(np.take(src, rows, axis=0), rows, axis=1)
+    else:  # rows a slab at a time: no |A| x n copy (above 32 MB, every one is fresh memory)
+        M = np.empty((len(rows), len(rows)), dtype=src.dtype)
+        for start in range(0, len(rows), _SLAB):
+            part = slice(start, start + _SLAB)
+            np.take(np.take(src, rows[part], axis=0), rows, axis=1, out=M[part])
         M += 1.0
     M[np.diag_indices(len(rows))] += (1.0 / cs[rows]).astype(M.dtype)
     return M
