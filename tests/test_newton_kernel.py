@@ -78,7 +78,7 @@ def test_refinement_reaches_float64_accuracy_from_a_float32_factor():
     _, _, Y, K, sw = _problem(seed=2)
     cs = 10.0 * np.where(sw > 0, sw, 1.0)
     rows = np.arange(0, len(K), 2)
-    M64 = module._system(K, rows, cs)
+    M64 = module._system(K, rows, cs)[0]
     U, info = spotrf(M64.astype(np.float32).T, lower=0, clean=1)
     assert info == 0
     L = U.T

@@ -126,7 +126,7 @@ def newton_kernel(K, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_thre
     starts = [None] * k  # regression: each problem's first system is its own
     if epsilon is None and live.size:  # every live row active in every problem: one system
         with blas_threads(1):
-            start, L0 = _newton_point(K, K32, live, cs, Y[live])
+            start, L0, _ = _newton_point(K, K32, live, cs, Y[live])
         for j in range(k):
             starts[j] = (np.zeros(n), L0)
             starts[j][0][live] = start[:, j]
@@ -150,26 +150,32 @@ def newton_kernel_bytes(n, k, n_threads):
     return 8.0 * n * n + 4.0 * n * n + n_threads * 12.0 * n * n + 8.0 * n * (4 * k + 4)
 
 
-def _newton_point(K, K32, rows, cs, rhs):
-    """``(a_A, L)``: ``a_A`` solving ``(Q_AA + diag(1 / (C s_A))) a_A = rhs`` and the system's
-    Cholesky factor L, in float32 given ``K32`` (module docstring)."""
-    M = _system(K if K32 is None else K32, rows, cs)
+def _newton_point(K, K32, rows, cs, rhs, memory=None):
+    """``(a_A, L, memory)``: ``a_A`` solving ``(Q_AA + diag(1 / (C s_A))) a_A = rhs``, the
+    system's Cholesky factor L, in float32 given ``K32`` (module docstring), and the flat
+    array the system was built in (``memory`` when it was given and large enough)."""
+    M, memory = _system(K if K32 is None else K32, rows, cs, memory)
     x, L, _ = spd_solve(M, rhs.astype(M.dtype), overwrite=True)  # (M is ours)
-    return x.astype(np.float64), L
+    return x.astype(np.float64), L, memory
 
 
-def _system(src, rows, cs):
-    """``Q_AA + diag(1 / (C s_A))`` on the rows A (sorted), in ``src``'s dtype."""
-    if len(rows) == len(src):  # every row: no gathered copy
-        M = src + np.asarray(1.0, dtype=src.dtype)
-    else:  # rows a slab at a time: no |A| x n copy (above 32 MB, every one is fresh memory)
-        M = np.empty((len(rows), len(rows)), dtype=src.dtype)
-        for start in range(0, len(rows), _SLAB):
+def _system(src, rows, cs, memory=None):
+    """``(Q_AA + diag(1 / (C s_A)), memory)`` on the rows A (sorted), in ``src``'s dtype,
+    built in the flat array ``memory`` when it is large enough (a problem's previous system,
+    spent by then: above 32 MB every new array is fresh memory, ~2 ms a MB here)."""
+    s = len(rows)
+    if memory is None or memory.dtype != src.dtype or memory.size < s * s:
+        memory = np.empty(s * s, dtype=src.dtype)
+    M = memory[:s * s].reshape(s, s)
+    if s == len(src):  # every row: no gather
+        np.add(src, np.asarray(1.0, dtype=src.dtype), out=M)
+    else:  # rows a slab at a time: no |A| x n copy
+        for start in range(0, s, _SLAB):
             part = slice(start, start + _SLAB)
             np.take(np.take(src, rows[part], axis=0), rows, axis=1, out=M[part])
         M += 1.0
-    M[np.diag_indices(len(rows))] += (1.0 / cs[rows]).astype(M.dtype)
-    return M
+    M[np.diag_indices(s)] += (1.0 / cs[rows]).astype(M.dtype)
+    return M, memory
 
 
 def _refined(K, rows, cs, rhs, x, L):
@@ -276,6 +282,7 @@ class _Problem:
         self.active = hinges.active(self.f)  # the hinges the Newton point was solved on
         self.rows, self.rhs = hinges.system(self.active)  # the last system (factor L)
         self.target, self.L = start if start is not None else (None, None)
+        self.memory = None  # the problem's own systems are built here (not a shared start's)
         self.scale = None  # the gradient's norm at a = 0 (on the problem's thread: _scale)
         self.gnorm, self.status, self.history, self.it = np.inf, "max_iter", [], 0
         self.precise = K32 is None  # the last Newton point came from a float64 system
@@ -327,8 +334,9 @@ class _Problem:
         if not self.rows.size:  # nothing violated: a = 0 is the point, exactly
             self.precise = True
             return
-        self.target[self.rows], self.L = _newton_point(
-            self.K, None if self.precise else self.K32, self.rows, self.cs, self.rhs)
+        self.target[self.rows], self.L, self.memory = _newton_point(
+            self.K, None if self.precise else self.K32, self.rows, self.cs, self.rhs,
+            self.memory)
 
     def _scale(self):
         """``max(1, ||gradient at a = 0||)`` in feature space, the stopping test's scale."""
