@@ -272,3 +272,45 @@ def test_regression_solution_vanishes_inside_the_tube():
     np.testing.assert_allclose(M @ a[A], np.where(below, y - eps, y + eps)[A], atol=1e-9)
     inside = newton_kernel(K, 0.1 * np.sign(y)[:, None], C=C, epsilon=0.5)[0]
     assert inside.converged and inside.n_iter == 1 and not inside.coef.any()
+
+
+def test_a_point_on_a_subset_of_a_factored_system_is_its_own_systems():
+    """_solve_on_subset: the system on rows A inside P from P's factor equals factoring A's
+    own; rows outside P, or too many rows gone, are left to a factorization."""
+    from scipy.linalg import cholesky
+
+    K, y, sw = _regression(n=120, seed=6)
+    cs = 5.0 * np.where(sw > 0, sw, 1.0)
+    P = np.arange(3, 120)
+    L = cholesky(module._system(K, P, cs)[0], lower=True)
+    A = np.delete(P, [0, 7, 50, 116])
+    x = module._solve_on_subset(P, L, A, y[A])
+    np.testing.assert_allclose(x, np.linalg.solve(module._system(K, A, cs)[0], y[A]),
+                               rtol=0, atol=1e-10)
+    np.testing.assert_allclose(module._solve_on_subset(P, L, P, y[P]),
+                               np.linalg.solve(module._system(K, P, cs)[0], y[P]), atol=1e-10)
+    assert module._solve_on_subset(P, L, np.append(A, 0)[np.argsort(np.append(A, 0))],
+                                   np.zeros(len(A) + 1)) is None  # row 0 is not in P
+    assert module._solve_on_subset(P, L, P[:60], y[P[:60]]) is None  # half gone: refactor
+
+
+def test_regression_points_on_subsets_change_nothing(monkeypatch):
+    """A regression whose later active sets lie inside its first system solves them from
+    that factor: the same iterates as factoring each."""
+    K, y, sw = _regression(n=200, seed=7)
+    y = y + 3.0  # every target outside the tube at a = 0: the first system holds every row
+    used, solve_on_subset = [], module._solve_on_subset
+
+    def spy(*args):
+        out = solve_on_subset(*args)
+        used.append(out is not None)
+        return out
+
+    monkeypatch.setattr(module, "_solve_on_subset", spy)
+    fast = newton_kernel(K, y[:, None], C=1e4, sample_weight=sw, epsilon=0.05)[0]
+    monkeypatch.setattr(module, "_solve_on_subset", lambda *args: None)
+    plain = newton_kernel(K, y[:, None], C=1e4, sample_weight=sw, epsilon=0.05)[0]
+    assert any(used) and fast.converged and plain.converged
+    np.testing.assert_allclose(fast.coef, plain.coef, rtol=1e-8, atol=1e-8)
+    assert fast.n_iter == plain.n_iter and fast.objective == pytest.approx(plain.objective,
+                                                                           rel=1e-12)
