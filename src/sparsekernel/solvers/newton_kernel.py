@@ -191,7 +191,8 @@ def _solve_on_subset(base_rows, L, rows, rhs):
 def _system(src, rows, cs, memory=None):
     """``(Q_AA + diag(1 / (C s_A)), memory)`` on the rows A (sorted), in ``src``'s dtype,
     built in the flat array ``memory`` when it is large enough (a problem's previous system,
-    spent by then: above 32 MB every new array is fresh memory, ~2 ms a MB here)."""
+    spent by then: glibc maps every array above 32 MB afresh, and first touches cost, ~2 ms
+    a MB on this project's machine)."""
     s = len(rows)
     if memory is None or memory.dtype != src.dtype or memory.size < s * s:
         memory = np.empty(s * s, dtype=src.dtype)
