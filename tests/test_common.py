@@ -149,6 +149,21 @@ def test_sklearn_estimator_contract(estimator, check):
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_docstring_documents_every_parameter(estimator):
+    """Every constructor parameter has its numpydoc entry, and no shared-parameter
+    placeholder is left unfilled (a class that lost its ``fill_doc``)."""
+    import inspect
+    import re
+
+    from sparsekernel._docs import _PLACEHOLDER
+
+    doc = type(estimator).__doc__
+    assert not _PLACEHOLDER.findall(doc)
+    params = [p for p in inspect.signature(type(estimator).__init__).parameters if p != "self"]
+    assert [p for p in params if not re.search(rf"^ *{p} :", doc, re.MULTILINE)] == []
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
 def test_fit_leaves_params_unchanged(estimator):
     """Pitfall 2 of the house style: fit must not mutate constructor arguments."""
     from sklearn.base import clone

@@ -165,6 +165,7 @@ class _PrunedLSSVM(BaseLSSVM):
         return len(sizes) == 1 or errors[-1] <= errors[0] * (1.0 + self.prune_tol) + 1e-15
 
 
+@fill_doc
 class PrunedLSSVR(SingleTargetRegressorMixin, _PrunedLSSVM):
     __doc__ = """LS-SVM regression made sparse by batch pruning (Suykens et al. 2000).
 
