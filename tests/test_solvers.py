@@ -276,3 +276,18 @@ def test_newton_with_float32_rebuilds_reaches_the_same_solution(rng, monkeypatch
     fast = newton_armijo(F, y, loss, C=10.0, tol=1e-10, presolve_rows=None)
     assert fast.converged and ref.converged
     np.testing.assert_allclose(fast.coef, ref.coef, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_gram_is_the_full_symmetric_product(n_threads):
+    """solvers._parallel.gram: F^T F with both triangles, in float64, for any thread count
+    and a float32 F (sizes past one 256-row mirror block and the threads' work threshold)."""
+    from sparsekernel.solvers._parallel import gram
+
+    F = np.random.default_rng(0).standard_normal((700, 600))
+    G = gram(F.astype(np.float32), n_threads)
+    assert G.dtype == np.float64 and G.flags.c_contiguous
+    np.testing.assert_allclose(G, F.astype(np.float32).astype(np.float64).T
+                               @ F.astype(np.float32).astype(np.float64), rtol=1e-12, atol=1e-9)
+    np.testing.assert_array_equal(G, G.T)
+
