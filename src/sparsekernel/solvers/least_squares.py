@@ -108,8 +108,7 @@ class LSSVMPath:
     their leading columns with themselves) and factored. Pruning 5 % a round from abalone's
     2,338 rows, that leaves about a tenth of a full factorization a round. A factor that
     needed a jitter, or a subset that keeps less than ``REFACTOR_LEAD`` of the factor, is
-    refactored whole
-    (the Schur complement of a jittered factor would be another matrix's).
+    refactored whole (the Schur complement of a jittered factor would be another matrix's).
 
     Parameters
     ----------
