@@ -396,14 +396,3 @@ def test_expansion_formed_once_per_fit_and_following_coef():
                                                                          (300, 3)))
     clf.fit(X[:200], y[:200])  # a new fit keeps its own
     assert clf._expansion_coef() is clf._expansion[2]
-
-
-def test_compact_square_is_the_principal_submatrix():
-    """LowRankSVC's support gram, written over the kernel matrix's own memory."""
-    from sparsekernel.svm._lowrank import _compact_square
-
-    K = np.random.default_rng(1).random((50, 50))
-    rows = np.array([0, 3, 4, 17, 18, 30, 49])
-    expected = K[np.ix_(rows, rows)].copy()
-    np.testing.assert_array_equal(_compact_square(K, rows), expected)
-    np.testing.assert_array_equal(_compact_square(K.copy(), np.arange(50)), K)

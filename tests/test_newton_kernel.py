@@ -133,6 +133,29 @@ def test_lowrank_auto_on_small_flat_data_is_the_full_kernel_machine():
     assert auto.n_iter_.shape == (3,)
 
 
+def test_lowrank_exact_machine_is_stored_as_its_kernel_expansion(tmp_path):
+    """The exact machine keeps no whitening: coef_ holds newton_kernel's coefficients on
+    the support rows (every row with a nonzero one, in row order), the decision function
+    is K(X, basis_) coef_^T + intercept_, and the model survives a save and load."""
+    from sparsekernel.io import load, save
+
+    X, y = _flat_data()
+    auto = LowRankSVC(C=10.0, random_state=0).fit(X, y)
+    assert auto.normalization_ is None and auto.eigenvalues_ is None
+    kern = Kernel("rbf", gamma=auto.gamma_)
+    Y = np.where(y[:, None] == auto.classes_, 1.0, -1.0)
+    a = np.column_stack([r.coef for r in newton_kernel(kern(X, X), Y, C=10.0)])
+    support = np.flatnonzero((a != 0).any(axis=1))
+    np.testing.assert_array_equal(auto.basis_indices_, support)
+    np.testing.assert_allclose(auto.coef_, a[support].T, rtol=1e-10, atol=1e-12)
+    expected = kern(X, auto.basis_) @ auto.coef_.T + auto.intercept_
+    np.testing.assert_allclose(auto.decision_function(X), expected, rtol=1e-10, atol=1e-10)
+    save(auto, tmp_path / "exact.skm")
+    loaded = load(tmp_path / "exact.skm")
+    assert loaded.normalization_ is None
+    np.testing.assert_array_equal(loaded.predict(X), auto.predict(X))
+
+
 @pytest.mark.parametrize("change", [dict(loss="hinge"), dict(n_basis=200),
                                     dict(basis="clustering")])
 def test_lowrank_keeps_a_reduced_basis_otherwise(change):

@@ -134,7 +134,7 @@ def nystrom_map_bytes(m):
     return 6 * 8.0 * m * m
 
 
-def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh", gram=None):
+def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     """Eigendecompose (or factor) K(Z, Z) in float64 and return the :class:`NystromMap`.
 
     Parameters
@@ -149,16 +149,9 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh", gram=N
     method : {'eigh', 'cholesky'}
         Whitening by U Lambda^(-1/2) on all landmarks, or by the pivoted Cholesky factor on
         the numerically independent ones (module docstring).
-    gram : ndarray of shape (m, m), optional
-        K(Z, Z) in float64 when the caller holds it already; it is overwritten (no copy of
-        an m-square matrix: fresh memory is what a small fit pays most for on a virtual
-        machine, ~2 ms a MB on first touch on this project's).
     """
-    if gram is None:
-        Z64 = Z.astype(np.float64)
-        K = kernel(Z64, Z64)
-    else:
-        K = np.asarray(gram, dtype=np.float64)
+    Z64 = Z.astype(np.float64)
+    K = kernel(Z64, Z64)
     if method == "cholesky":  # pstrf reads the lower triangle only
         return _cholesky_map(kernel, Z, K, eigenvalue_floor(dtype, rcond))
     K = 0.5 * (K + K.T)  # exact symmetry for eigh
@@ -223,12 +216,12 @@ class NystromMapMixin:
         kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis)
         return self._map_on_basis(kern, res, X, method, planned)
 
-    def _map_on_basis(self, kern, res, X, method="eigh", planned=False, gram=None):
+    def _map_on_basis(self, kern, res, X, method="eigh", planned=False):
         """The whitened map on chosen landmarks ``res`` (of the training rows ``X``),
-        stored as the estimator's (``_fit_map``); ``gram``: K(Z, Z) if known."""
+        stored as the estimator's (``_fit_map``)."""
         dtype = (feature_dtype(X.dtype, X.shape[0], res.centers.shape[0]) if planned
                  else np.result_type(X.dtype, np.float32))
-        fmap = nystrom_from_basis(kern, res, self.rcond, dtype, method, gram)
+        fmap = nystrom_from_basis(kern, res, self.rcond, dtype, method)
         fmap.dtype = dtype if planned else None
         # Cholesky whitening keeps the independent landmarks only (and their widths).
         self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, fmap.indices, fmap.kernel.gamma
@@ -246,9 +239,9 @@ class NystromMapMixin:
 
     def _kernel_dtype(self):
         """float32 for a model fitted on float32 features (its map says so), else None:
-        the input's precision."""
-        dtype = self.normalization_.dtype
-        return dtype if dtype == np.float32 else None
+        the input's precision (also without a map: ``normalization_`` None)."""
+        M = self.normalization_
+        return M.dtype if M is not None and M.dtype == np.float32 else None
 
     def _expansion_coef(self):
         """mu = M coef^T (m x n_outputs) of a linear model on the features: prediction
@@ -258,6 +251,8 @@ class NystromMapMixin:
         ``coef_`` holds the same values: the m-square product cost every prediction 2.2 ms
         on dna's 1,663 landmarks (a fifth of predicting its 1,186 test rows, nearly all of
         predicting one row)."""
+        if self.normalization_ is None:  # the identity map: coef_ is mu itself
+            return np.atleast_2d(self.coef_).T
         kept = self.__dict__.get("_expansion")
         if (kept is not None and kept[0] is self.normalization_
                 and np.array_equal(kept[1], self.coef_)):
@@ -266,7 +261,8 @@ class NystromMapMixin:
 
     def _after_fit(self):
         """Keep mu with what it was formed from (:meth:`_expansion_coef`)."""
-        if hasattr(self, "coef_") and hasattr(self, "normalization_"):
+        self.__dict__.pop("_expansion", None)
+        if getattr(self, "normalization_", None) is not None and hasattr(self, "coef_"):
             self._expansion = (self.normalization_, np.array(self.coef_),
                                self.normalization_ @ np.atleast_2d(self.coef_).T)
 
@@ -352,8 +348,7 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
         return tags
 
 
-def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="eigh",
-                       gram=None):
+def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="eigh"):
     """The :class:`NystromMap` on a selector's landmarks (plain arguments, no estimator).
 
     Parameters
@@ -362,7 +357,7 @@ def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="ei
         With gamma resolved (per-centre widths follow their centres).
     basis : BasisResult
         The chosen landmarks and, when they are training rows, their indices.
-    rcond, dtype, method, gram
+    rcond, dtype, method
         As in :func:`nystrom_map`.
 
     Returns
@@ -372,7 +367,7 @@ def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="ei
         training rows); with Cholesky whitening only the independent ones are kept.
     """
     with fit_step("feature-map"):  # a step of the running fit, for its callbacks
-        fmap = nystrom_map(kernel, basis.centers, rcond, dtype, method, gram)
+        fmap = nystrom_map(kernel, basis.centers, rcond, dtype, method)
     idx = basis.indices
     if idx is not None and fmap.selected is not None:
         idx = np.asarray(idx)[fmap.selected]

@@ -295,12 +295,16 @@ def _kernel_basis(csr=True, linear=False):
             "gamma_": Gamma(linear=linear)}
 
 
-def _whitening():
-    return {"normalization_": Floats(("m", "r")), "eigenvalues_": Nullable(Floats(("r",)))}
+def _whitening(identity=False):
+    # identity: normalization_ may be None, the identity map (LowRankSVC's exact machine).
+    M = Floats(("m", "r"))
+    return {"normalization_": Nullable(M) if identity else M,
+            "eigenvalues_": Nullable(Floats(("r",)))}
 
 
 def _triangular_is_square(model, symbols):
-    # eigenvalues_ None marks Cholesky whitening: an m x m triangular map (BLAS trmm).
+    # eigenvalues_ None marks Cholesky whitening (an m x m triangular map, BLAS trmm) or,
+    # with normalization_ None, the identity: either way r = m.
     if model.eigenvalues_ is None and symbols["r"] != symbols["m"]:
         return "normalization_", "must be square (m, m) when eigenvalues_ is None"
     return None
@@ -348,7 +352,7 @@ SPECS = {
     "ReducedSVR": _smooth_svm(False),
     "LowRankSVC": ClassSpec(
         {**_FEATURES, **_CLASSES, **_kernel_basis(),
-         **_whitening(),
+         **_whitening(identity=True),
          "coef_": Floats(("p", "r")), "intercept_": Floats(("p",)), "n_iter_": INFO,
          "n_rows_seen_": INFO},
         optional=frozenset({"feature_names_in_", "n_rows_seen_"}),

@@ -36,8 +36,7 @@ from ..base import (
     OneVsRestClassifierMixin,
     SparseKernelEstimator,
 )
-from ..basis import BasisResult
-from ..features._nystrom import NystromMapMixin, nystrom_map_bytes
+from ..features._nystrom import NystromMapMixin
 from ..solvers import SelectiveBlockMinimization, dual_cd, newton_kernel_bytes
 from ..utils import (
     Interval,
@@ -60,21 +59,10 @@ __all__ = ["LowRankSVC"]
 ALL_ROWS_MAX = 3000
 
 
-def _compact_square(K, rows):
-    """``K[rows][:, rows]`` written over the start of C-ordered K's own memory (rows sorted,
-    distinct), row by row: row i lands before row ``rows[i] >= i`` begins, and ahead of every
-    row still to read. K is spent. dna's support gram (1,663 of 2,000 rows): two gathers
-    took 49 MB of fresh memory, which this machine touches at ~2 ms a MB on a first fit."""
-    flat, s = K.reshape(-1), len(rows)
-    for i, r in enumerate(rows):
-        flat[i * s:(i + 1) * s] = K[r, rows]
-    return flat[:s * s].reshape(s, s)
-
-
 def all_rows_bytes(n, k, n_threads):
-    """Peak memory of :meth:`LowRankSVC._fit_all_rows`: the solver with its n x n kernel,
-    then (the kernel freed) the support's map, at most n landmarks."""
-    return max(newton_kernel_bytes(n, k, n_threads), nystrom_map_bytes(n) + 8.0 * n * k)
+    """Peak memory of :meth:`LowRankSVC._fit_all_rows`: the solver with its n x n kernel
+    (no map follows: the model is the kernel expansion on its support rows)."""
+    return newton_kernel_bytes(n, k, n_threads)
 
 
 _NO_STREAM_STATE = (
@@ -110,8 +98,10 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     basis loses accuracy there (dna at C = 10: 4.9 % test error on 805 k-means centres,
     4.1 % on all 2,000 rows, SVC 4.4 %), so ``fit`` solves the kernel machine on every row
     exactly, in the rows' coordinates (:mod:`sparsekernel.solvers.newton_kernel`), and keeps
-    as its basis the rows with a nonzero coefficient in some class (1,435 on dna): the
-    same model as a LowRankSVC on those landmarks, and its exact optimum.
+    as its basis the rows with a nonzero coefficient in some class (1,435 on dna), with
+    ``coef_`` their weights in the kernel expansion and no whitening (``normalization_``
+    None, the identity): the same model as a LowRankSVC on those landmarks, and its exact
+    optimum.
 
     Parameters
     ----------
@@ -160,16 +150,18 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     Attributes
     ----------
     basis_ : ndarray of shape (r, n_features)
-        Landmarks Z (with Cholesky whitening, the r independent ones, in pivot order).
+        Landmarks Z (with Cholesky whitening, the r independent ones, in pivot order; for
+        the exact machine on every row, its support rows in row order).
     basis_indices_ : ndarray of shape (r,) or None
         Training rows of the landmarks, when they are training rows.
-    normalization_ : ndarray of shape (k, r)
+    normalization_ : ndarray of shape (k, r) or None
         M with features K(X, Z) M: L_r^(-T) (upper triangular, r x r) for Cholesky whitening,
-        U Lambda^(-1/2) (eigenvalues below the floor dropped; see NystromFeatures) for 'eigh'.
+        U Lambda^(-1/2) (eigenvalues below the floor dropped; see NystromFeatures) for 'eigh';
+        None for the exact machine on every row (M = I: the features are K(X, Z) itself).
     eigenvalues_ : ndarray of shape (r,) or None
         Kept eigenvalues of K(Z, Z) ('eigh' whitening; None for 'cholesky').
     coef_ : ndarray of shape (1, r) or (n_classes, r)
-        beta, the weights on the Nystrom features.
+        beta, the weights on the features K(X, Z) M (with M = I, the kernel expansion's).
     intercept_ : ndarray of shape (1,) or (n_classes,)
     classes_ : ndarray
     gamma_ : float or ndarray of shape (r,)
@@ -263,25 +255,24 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
 
     def _fit_all_rows(self, X, Y, sw, kern):
         """The kernel machine on every row, solved in the rows' coordinates
-        (:func:`~sparsekernel.solvers.newton_kernel.newton_kernel`), then stored as the
-        LowRankSVC on its support: at the optimum the coefficients vanish outside the rows
-        inside some problem's margin, so those rows Z are a basis on which the same model
-        is the exact optimum, with beta = M^T K(Z, S) a_S on the whitened map M of Z (the
-        projection onto Z's span: a_S's function itself when no landmark is dropped)."""
+        (:func:`~sparsekernel.solvers.newton_kernel.newton_kernel`), stored on its support:
+        at the optimum the coefficients vanish outside the rows inside some problem's
+        margin, so ``f(x) = K(x, S) a_S + b`` with those rows S as the basis and a_S as
+        ``coef_`` on the identity map (``normalization_`` None). No whitening is computed:
+        the model needs none, and the support's pivoted Cholesky and its inverse (a
+        Nystrom map on S) were a third of dna's fit (80 of 250 ms at 1,663 rows) and 22 MB
+        of the saved model."""
         K = np.asarray(kern(X, X), dtype=np.float64)
         results = kernel_newton(self, K, Y, sw, self._problem_labels)
+        del K
         A = np.column_stack([r.coef for r in results])
         support = np.flatnonzero((A != 0).any(axis=1))
-        if not support.size:  # every problem at a = 0: a constant model on one landmark
+        if not support.size:  # every problem at a = 0: a constant model on one row
             support = np.arange(1)
-        gram = _compact_square(K, support)  # K(S, S), in K's memory (nystrom_map overwrites it)
-        KA = gram @ A[support]  # K(S, S) a_S, before the map overwrites the gram
-        del K
-        fmap = self._map_on_basis(kern, BasisResult(X[support], support), X, self.whitening,
-                                  planned=True, gram=gram)
-        kept = np.searchsorted(support, fmap.indices)  # the landmarks' places in support
-        beta = fmap.normalization.T.astype(np.float64) @ KA[kept]
-        self.coef_, self.intercept_ = beta.T.copy(), np.array([r.intercept for r in results])
+        self.basis_, self.basis_indices_ = X[support], support
+        self.normalization_, self.eigenvalues_ = None, None
+        self.coef_ = np.ascontiguousarray(A[support].T)
+        self.intercept_ = np.array([r.intercept for r in results])
         self.n_iter_ = np.array([r.n_iter for r in results])
         return self
 
