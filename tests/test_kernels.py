@@ -213,3 +213,30 @@ def test_float32_blocks_of_other_kernels_are_rounded_float64_ones(rng, name):
     kern = Kernel(name, **KERNEL_ARGS[name])
     K = kern.apply(X, Z, np.eye(Z.shape[0]), dtype=np.float32)
     np.testing.assert_allclose(K, kern(X, Z).astype(np.float32), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", list(KERNEL_ARGS))
+@pytest.mark.parametrize("fmt", ["dense", "csr", "float32"])
+@pytest.mark.parametrize("budget", [None, 2000])
+def test_gram_of_x_with_itself_is_exactly_symmetric_and_the_full_product(rng, name, fmt,
+                                                                            budget):
+    """K(X, X) (Z the same object) is computed on and below the diagonal and mirrored:
+    scikit-learn's values, exactly symmetric, for one block or many (a tiny budget)."""
+    X = rng.normal(size=(600, 6))
+    X[X < -0.8] = 0.0
+    ref = pairwise_kernels(X, metric=name, **KERNEL_ARGS[name])
+    Xin = {"dense": X, "csr": sp.csr_matrix(X), "float32": X.astype(np.float32)}[fmt]
+    kw = KERNEL_ARGS[name]
+    kern = Kernel(name, gamma=kw.get("gamma", 1.0), degree=kw.get("degree", 3),
+                  coef0=kw.get("coef0", 0.0), memory_budget=budget)
+    K = kern(Xin, Xin)
+    assert K.dtype == (np.float32 if fmt == "float32" else np.float64)
+    np.testing.assert_array_equal(K, K.T)
+    tol = dict(rtol=1e-5, atol=1e-5) if fmt == "float32" else dict(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(K, ref, **tol)
+
+
+def test_gram_of_overflowing_inputs_names_the_cause():
+    X = np.full((5, 2), 1e200)
+    with np.errstate(all="ignore"), pytest.raises(ValueError, match="non-finite"):
+        Kernel("polynomial", gamma=1.0, degree=3)(X, X)

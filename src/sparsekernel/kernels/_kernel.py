@@ -206,7 +206,13 @@ class Kernel:
         )
 
     def __call__(self, X, Z, block_rows=None):
-        """Return the dense ``(n, m)`` matrix K(X, Z), filled block by block."""
+        """Return the dense ``(n, m)`` matrix K(X, Z), filled block by block.
+
+        ``K(X, X)`` (Z the same object as X, one gamma for all centres) is computed on and
+        below the diagonal only and mirrored (:meth:`_gram`).
+        """
+        if Z is X and np.isscalar(self.gamma):
+            return self._gram(X, block_rows)
         out = np.empty((X.shape[0], Z.shape[0]), dtype=F.working_dtype(X, Z))
 
         def store(rows, K):
@@ -214,6 +220,39 @@ class Kernel:
                 out[rows] = K
 
         self.map_blocks(X, Z, store, out=out, block_rows=block_rows)
+        return out
+
+    def _gram(self, X, block_rows=None):
+        """K(X, X), exactly symmetric, from half the products and exponentials: row blocks
+        of near-equal area, each computing its rows against the rows up to its last and
+        writing that strip's transpose above the diagonal (no two blocks write the same
+        entries). The exponential is most of an RBF kernel's time (dna's 2,000 rows: 25 ->
+        15 ms on two threads), and the full-kernel fits take K(X, X) whole."""
+        n = X.shape[0]
+        out = np.empty((n, n), dtype=F.working_dtype(X, X))
+        Xd = F.dense_landmarks(X, self.memory_budget)
+        n_threads = planned_threads()
+        if block_rows is None:
+            block_rows = plan_block_rows(n, n, X.shape[1], out.itemsize,
+                                         self.memory_budget / n_threads, _PER_PAIR[self.name])
+        # Block k ends at n sqrt(k / B): each holds about n^2 / (2 B) pairs, at most the
+        # block_rows x n that the plan allows, and the threads get equal shares.
+        n_blocks = max(-(-n // max(1, block_rows)), 4 * n_threads if n >= 512 else 1)
+        ends = np.unique(np.round(n * np.sqrt(np.arange(n_blocks + 1) / n_blocks)).astype(int))
+        zn = F.squared_norms(Xd, out.dtype) if self.name == "rbf" else None
+
+        def run(bounds):
+            r0, r1 = bounds
+            K = self._compute(X[r0:r1], Xd[:r1], None if zn is None else zn[:r1])
+            if not np.isfinite(K).all():
+                raise ValueError(self._non_finite_message(X[r0:r1], Xd[:r1]))
+            out[r0:r1, :r1] = K
+            D = out[r0:r1, r0:r1]  # the diagonal block: its lower triangle mirrored too
+            for i in range(r1 - r0 - 1):  # (row slices: index arrays cost 3 ms a block)
+                D[i, i + 1:] = D[i + 1:, i]
+            out[:r0, r0:r1] = K[:, :r0].T
+
+        map_threads(run, list(zip(ends[:-1], ends[1:], strict=True)), n_threads)
         return out
 
     def apply(self, X, Z, coef, block_rows=None, dtype=None):

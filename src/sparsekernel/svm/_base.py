@@ -88,7 +88,10 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
             self.gamma_ = kern.gamma
         store = plan(self.basis_.shape[0], stored=True).fits()
         kern.memory_budget = int(budget.kernel)  # the blocks' share of the budget
-        return reduced_design(kern, X, self.basis_, store=store)
+        # The full kernel against X itself: K(X, X) is computed as a symmetric matrix
+        # (half the products, :meth:`~sparsekernel.kernels.Kernel._gram`).
+        Z = X if self.n_basis is None else self.basis_
+        return reduced_design(kern, X, Z, store=store)
 
     def _check_full_kernel(self):
         """``n_basis=None``: no other basis was asked for."""
