@@ -215,3 +215,41 @@ def test_spd_cholesky_jitters_a_singular_small_system():
     assert jitter > 0
     np.testing.assert_allclose(L @ L.T, np.outer(v, v) + jitter * np.mean(v * v) * np.eye(4),
                                rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [1024, 1300])
+def test_tiled_cholesky_is_lapacks_factor_on_one_thread_or_two(dtype, n, monkeypatch):
+    """From TILED_MIN rows potrf_lower factors by tiles, the tile columns on the planned
+    threads: NumPy's factor, the same on one thread and on two, and on an indefinite
+    matrix LAPACK's info (the first failing pivot's row) with the matrix restored."""
+    import importlib
+
+    from sparsekernel.solvers import _lapack
+    from sparsekernel.utils._threads import blas_threads
+
+    threads_module = importlib.import_module("sparsekernel.utils._threads")
+
+    assert n >= _lapack.TILED_MIN  # (1,300: a last, partial tile)
+    rng = np.random.default_rng(n)
+    G = rng.standard_normal((n, 40))
+    A = (G @ G.T / 40 + np.eye(n)).astype(dtype)
+    ref = np.linalg.cholesky(A.astype(np.float64))
+    factors = []
+    for threads in (1, 2):
+        monkeypatch.setattr(threads_module, "planned_threads", lambda t=threads: t)
+        with blas_threads(1):
+            L, info = potrf(A)
+        assert info == 0 and not np.triu(L, 1).any()
+        factors.append(L)
+    np.testing.assert_array_equal(factors[0], factors[1])
+    np.testing.assert_allclose(factors[0], ref, rtol=1e-3 if dtype == np.float32 else 1e-10,
+                               atol=1e-4 if dtype == np.float32 else 1e-12)
+    bad = A.copy()
+    bad[700, 700] = -1.0  # the first non-positive pivot is row 701 (1-based), in tile 3
+    before = bad.copy()
+    with blas_threads(1):
+        L, info = potrf(bad, overwrite=True)
+    assert info == 701 and L is bad
+    np.testing.assert_array_equal(bad, before)
+

@@ -252,7 +252,12 @@ def _advance_all(problems, n_threads):
         problem.advance()
         return not problem.done
 
-    drain_queue(step, [problem for problem in problems if not problem.done], n_threads)
+    waiting = [problem for problem in problems if not problem.done]
+    if len(waiting) == 1:  # alone (binary, regression): in the caller, where a system's
+        while not waiting[0].done:  # factorization takes every planned thread (its tiles,
+            waiting[0].advance()  # :mod:`~sparsekernel.solvers._lapack`)
+        return
+    drain_queue(step, waiting, n_threads)
 
 
 class _Hinges:
