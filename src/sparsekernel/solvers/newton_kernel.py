@@ -124,15 +124,15 @@ def newton_kernel(K, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_thre
     # float32 systems while the active sets still move, when their rounding stays far below
     # the systems' scale (module docstring): a bound on the condition number times eps32
     bound = (n + float(np.trace(K))) * (float(cs.max()) if n else 0.0)
-    K32 = K.astype(np.float32) if bound * np.finfo(np.float32).eps <= F32_ROUNDING else None
+    single = bound * np.finfo(np.float32).eps <= F32_ROUNDING
     starts = [None] * k  # regression: each problem's first system is its own
     if epsilon is None and live.size:  # every live row active in every problem: one system
         with blas_threads(1):
-            start, L0, _, _ = _newton_point(K, K32, live, cs, Y[live])
+            start, L0, _, _ = _newton_point(K, single, live, cs, Y[live])
         for j in range(k):
             starts[j] = (np.zeros(n), L0)
             starts[j][0][live] = start[:, j]
-    problems = [_Problem(K, K32, _Hinges(Y[:, j], cs, epsilon), starts[j], max_iter)
+    problems = [_Problem(K, single, _Hinges(Y[:, j], cs, epsilon), starts[j], max_iter)
                 for j in range(k)]
     with blas_threads(1):
         _advance_all(problems, n_threads)
@@ -146,18 +146,18 @@ def newton_kernel(K, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_thre
 
 def newton_kernel_bytes(n, k, n_threads):
     """Peak working memory of :func:`newton_kernel` with its n-square K (counted), in bytes
-    (an upper estimate): K's float32 copy, and per thread a system's gathered rows, the
-    system and its factor (float32 while the active set moves, float64 rows at most n),
-    plus the iterates (a few float64 n x k arrays)."""
-    return 8.0 * n * n + 4.0 * n * n + n_threads * 12.0 * n * n + 8.0 * n * (4 * k + 4)
+    (an upper estimate): per thread a system's gathered rows, the system and its factor
+    (float32 while the active set moves, float64 rows at most n), plus the iterates (a few
+    float64 n x k arrays)."""
+    return 8.0 * n * n + n_threads * 12.0 * n * n + 8.0 * n * (4 * k + 4)
 
 
-def _newton_point(K, K32, rows, cs, rhs, memory=None):
+def _newton_point(K, single, rows, cs, rhs, memory=None):
     """``(a_A, L, memory, jitter)``: ``a_A`` solving ``(Q_AA + diag(1 / (C s_A))) a_A =
-    rhs``, the system's Cholesky factor L, in float32 given ``K32`` (module docstring), the
-    flat array the system was built in (``memory`` when it was given and large enough) and
-    the jitter its factorization needed."""
-    M, memory = _system(K if K32 is None else K32, rows, cs, memory)
+    rhs``, the system's Cholesky factor L, in float32 when ``single`` (module docstring),
+    the flat array the system was built in (``memory`` when it was given and large enough)
+    and the jitter its factorization needed."""
+    M, memory = _system(K, rows, cs, memory, np.float32 if single else np.float64)
     x, L, jitter = spd_solve(M, rhs.astype(M.dtype), overwrite=True)  # (M is ours)
     return x.astype(np.float64), L, memory, jitter
 
@@ -188,22 +188,27 @@ def _solve_on_subset(base_rows, L, rows, rhs):
     return y[where]
 
 
-def _system(src, rows, cs, memory=None):
-    """``(Q_AA + diag(1 / (C s_A)), memory)`` on the rows A (sorted), in ``src``'s dtype,
-    built in the flat array ``memory`` when it is large enough (a problem's previous system,
-    spent by then: glibc maps every array above 32 MB afresh, and first touches cost, ~2 ms
-    a MB on this project's machine)."""
+def _system(K, rows, cs, memory=None, dtype=np.float64):
+    """``(Q_AA + diag(1 / (C s_A)), memory)`` on the rows A (sorted), in ``dtype`` (float32
+    systems are rounded from K's rows as they are gathered: no float32 copy of K, whose
+    fresh 4 n^2 bytes cost more on a first fit than the wider reads), built in the flat
+    array ``memory`` when it is large enough (a problem's previous system, spent by then:
+    glibc maps every array above 32 MB afresh, and first touches cost, ~2 ms a MB on this
+    project's machine)."""
     s = len(rows)
-    if memory is None or memory.dtype != src.dtype or memory.size < s * s:
-        memory = np.empty(s * s, dtype=src.dtype)
+    if memory is None or memory.dtype != dtype or memory.size < s * s:
+        memory = np.empty(s * s, dtype=dtype)
     M = memory[:s * s].reshape(s, s)
-    if s == len(src):  # every row: no gather
-        np.add(src, np.asarray(1.0, dtype=src.dtype), out=M)
-    else:  # rows a slab at a time: no |A| x n copy
+    if s == len(K):  # every row: no gather
+        M[...] = K
+    else:  # rows a slab at a time (no |A| x n copy), each through one float64 buffer
+        slab = np.empty((min(_SLAB, s), s))
         for start in range(0, s, _SLAB):
             part = slice(start, start + _SLAB)
-            np.take(np.take(src, rows[part], axis=0), rows, axis=1, out=M[part])
-        M += 1.0
+            piece = slab[:len(rows[part])]
+            np.take(np.take(K, rows[part], axis=0), rows, axis=1, out=piece, mode="clip")
+            M[part] = piece
+    M += 1.0
     M[np.diag_indices(s)] += (1.0 / cs[rows]).astype(M.dtype)
     return M, memory
 
@@ -308,9 +313,9 @@ class _Problem:
     with that system's factor L when shared (classification), else None (computed on the
     first :meth:`advance`). :meth:`advance` runs one Newton iteration."""
 
-    def __init__(self, K, K32, hinges, start, max_iter):
+    def __init__(self, K, single, hinges, start, max_iter):
         n = hinges.n
-        self.K, self.K32, self.h, self.max_iter = K, K32, hinges, max_iter
+        self.K, self.h, self.max_iter = K, hinges, max_iter
         self.cs = np.zeros(n)
         self.cs[hinges.row] = hinges.cs  # per row (a row's hinges share its weight)
         self.a, self.f = np.zeros(n), np.zeros(n)
@@ -321,7 +326,7 @@ class _Problem:
         self.base = None  # (rows, float64 factor) of its last system (:func:`_solve_on_subset`)
         self.scale = None  # the gradient's norm at a = 0 (on the problem's thread: _scale)
         self.gnorm, self.status, self.history, self.it = np.inf, "max_iter", [], 0
-        self.precise = K32 is None  # the last Newton point came from a float64 system
+        self.precise = not single  # the last Newton point came from a float64 system
         self.done = max_iter < 1
 
     def advance(self):
@@ -377,7 +382,7 @@ class _Problem:
                 return
         self.base = None  # (its memory is about to hold the new system)
         self.target[self.rows], self.L, self.memory, jitter = _newton_point(
-            self.K, None if self.precise else self.K32, self.rows, self.cs, self.rhs,
+            self.K, not self.precise, self.rows, self.cs, self.rhs,
             self.memory)
         if self.precise and not jitter and self.L.dtype == np.float64:
             self.base = (self.rows, self.L)
