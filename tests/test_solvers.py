@@ -291,3 +291,22 @@ def test_gram_is_the_full_symmetric_product(n_threads):
                                @ F.astype(np.float32).astype(np.float64), rtol=1e-12, atol=1e-9)
     np.testing.assert_array_equal(G, G.T)
 
+
+
+def test_repeated_rows_groups_equal_rows_dense_and_csr():
+    """Rows equal by value share a group, first occurrences in row order; a CSR row's
+    stored zeros, index order and -0.0 do not make it different."""
+    import scipy.sparse as sp
+
+    from sparsekernel.utils import repeated_rows
+
+    Z = np.array([[1.0, 0.0], [2.0, 3.0], [1.0, -0.0], [0.0, 0.0], [2.0, 3.0], [0.0, 1.0]])
+    first, group = repeated_rows(Z)
+    np.testing.assert_array_equal(first, [0, 1, 3, 5])
+    np.testing.assert_array_equal(group, [0, 1, 0, 2, 1, 3])
+    S = sp.csr_matrix((np.array([1.0, 0.0, 3.0, 2.0, 1.0, -0.0]),
+                       np.array([0, 1, 1, 0, 0, 1]), np.array([0, 2, 4, 6, 6, 6])), shape=(5, 2))
+    # rows: [1, 0] (a stored zero), [2, 3] (indices reversed), [1, 0], [], []
+    first, group = repeated_rows(S)
+    np.testing.assert_array_equal(first, [0, 1, 3])
+    np.testing.assert_array_equal(group, [0, 1, 0, 2, 2])

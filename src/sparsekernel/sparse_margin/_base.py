@@ -35,6 +35,7 @@ from ..utils import (
     SolverProgress,
     constraints,
     plain,
+    repeated_rows,
     seed_from,
     validate_params,
 )
@@ -67,8 +68,7 @@ def dedupe_rows(Z, decimals=None):
     ``decimals`` rounds before comparing, to merge vectors that became numerically equal.
     """
     key = Z if decimals is None else np.round(Z, decimals)
-    _, first = np.unique(key, axis=0, return_index=True)
-    return Z[np.sort(first)]
+    return Z[repeated_rows(key)[0]]
 
 
 def dense_basis(Z):

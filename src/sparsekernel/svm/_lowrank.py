@@ -46,6 +46,7 @@ from ..utils import (
     feature_dtype,
     largest_within,
     log_line,
+    repeated_rows,
     seed_from,
 )
 from ._base import kernel_newton, solve_squared_hinge
@@ -151,7 +152,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     ----------
     basis_ : ndarray of shape (r, n_features)
         Landmarks Z (with Cholesky whitening, the r independent ones, in pivot order; for
-        the exact machine on every row, its support rows in row order).
+        the exact machine on every row, its distinct support rows in row order).
     basis_indices_ : ndarray of shape (r,) or None
         Training rows of the landmarks, when they are training rows.
     normalization_ : ndarray of shape (k, r) or None
@@ -269,9 +270,14 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         support = np.flatnonzero((A != 0).any(axis=1))
         if not support.size:  # every problem at a = 0: a constant model on one row
             support = np.arange(1)
-        self.basis_, self.basis_indices_ = X[support], support
+        # A repeated row is one basis function: its coefficients are added onto its first
+        # occurrence (dna: 1,747 support rows, 1,663 distinct).
+        first, group = repeated_rows(X[support])
+        self.basis_indices_ = support[first]
+        self.basis_ = X[self.basis_indices_]
         self.normalization_, self.eigenvalues_ = None, None
-        self.coef_ = np.ascontiguousarray(A[support].T)
+        self.coef_ = np.array([np.bincount(group, weights=A[support, j], minlength=len(first))
+                               for j in range(A.shape[1])])
         self.intercept_ = np.array([r.intercept for r in results])
         self.n_iter_ = np.array([r.n_iter for r in results])
         return self

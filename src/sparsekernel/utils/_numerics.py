@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FLOAT32_WORK", "column_mean_std", "eigenvalue_floor", "feature_dtype"]
+__all__ = ["FLOAT32_WORK", "column_mean_std", "eigenvalue_floor", "feature_dtype",
+           "repeated_rows"]
 
 #: n * m^2 from which explicit features are float32 even for float64 input (see
 #: :func:`feature_dtype`): about a second of float64 products on two cores.
@@ -55,3 +56,27 @@ def column_mean_std(X):
     Xs = X / a
     mean, std = Xs.mean(axis=0) * a, Xs.std(axis=0) * a
     return mean, np.where(std > 0, std, 1.0)
+
+
+def repeated_rows(Z):
+    """``(first, group)`` for the rows of a dense or CSR Z: ``first`` the row indices where
+    each distinct row first appears (in row order), ``group[i]`` the position in ``first``
+    of the row equal to row i. Rows are compared by value (-0.0 equals 0.0; a CSR row's
+    stored zeros and order of indices do not count)."""
+    import scipy.sparse as sp
+
+    if sp.issparse(Z):
+        Z = sp.csr_matrix(Z, copy=True)
+        Z.sum_duplicates()  # (sorts the indices)
+        Z.eliminate_zeros()
+        data = Z.data + 0.0
+        keys = (Z.indices[a:b].tobytes() + b"|" + data[a:b].tobytes()
+                for a, b in zip(Z.indptr[:-1], Z.indptr[1:], strict=True))
+    else:
+        keys = (row.tobytes() for row in np.ascontiguousarray(Z) + 0.0)
+    seen, first, group = {}, [], np.empty(Z.shape[0], dtype=np.intp)
+    for i, key in enumerate(keys):
+        group[i] = seen.setdefault(key, len(first))
+        if group[i] == len(first):
+            first.append(i)
+    return np.asarray(first, dtype=np.intp), group
