@@ -253,5 +253,6 @@ def test_cholesky_benchmark_quick_profile_runs(tmp_path):
                     str(tmp_path)], check=True, capture_output=True, timeout=300)
     rows = json.loads((tmp_path / "cholesky_quick.json").read_text())["rows"]
     assert [(r["routine"], r["size"]) for r in rows] == [
-        (name, size) for size in (100, 300) for name in ("numpy", "scipy", "sparsekernel")]
+        (name, size) for size in (100, 1100)
+        for name in ("numpy", "scipy", "sparsekernel", "sparsekernel tiles")]
     assert all(r["alone_ms"] > 0 and r["side_by_side_ms"] > 0 for r in rows)

@@ -30,9 +30,10 @@ From ``TILED_MIN`` rows the factorization runs by tiles (:func:`_tiled_potrf`): 
 (the same tiles on one thread inside a worker, so the factor does not depend on the thread
 count). A lone system (the shared first Newton system of one-vs-rest, a binary problem's,
 an LS-SVM's) thus uses both cores without OpenBLAS's own threads, which spin beside a busy
-core. One thread, then two, float32 / float64, ms (minimum of 5; LAPACK's potrf alone):
-1,500 square 10.5 / 22.3 and 10.3 / 14.3 (potrf 12.5 / 22.6); 2,000: 24.9 / 51.8 and
-18.5 / 43.0 (28.2 / 52.5); 2,923: 76.5 / 154.5 and 44.6 / 92.7 (81.8 / 155.0).
+core. float64, ms a call alone, tiles on two threads against one ``potrf`` (``python
+benchmarks/bench_cholesky.py``, results/cholesky.md): 1,225 square 11.4 / 12.6, 1,600
+23.0 / 26.9, 2,000 43.6 / 50.5, 2,923 109 / 155; side by side (each call on one thread)
+the tiles cost 3-8 % more. On one thread the tiles run at potrf's speed.
 
 :func:`syrk_lower` adds ``alpha G^T G`` to a Hessian's lower triangle in place, so that a
 one-vs-rest Newton step updates each class's kept Hessian by the rows that changed side with
