@@ -221,28 +221,49 @@ def test_threads_helpers():
             assert inner == n  # nested plans keep the outer one
 
 
-def test_warm_start_from_sampled_rows_same_solution(monkeypatch):
-    """Large problems start from the solution on every WARM_STRIDE-th row: the same
-    solution as from zero, stopped on the same scale (the gradient at zero), without a
-    Hessian over all rows; the memory estimate counts the sampled rows and their solve."""
+@pytest.mark.parametrize("m, stride", [(30, 8), (150, 3)])
+def test_warm_start_from_sampled_rows_same_solution(monkeypatch, m, stride):
+    """Large problems start from the solution on every stride-th row: the same solution as
+    from zero, stopped on the same scale (the gradient at zero), without a Hessian over all
+    rows; the memory estimate counts the sampled rows and their solve. With few rows per
+    basis function the sample is larger (every 3rd row of 4,000 for m = 150: 8 per basis
+    function), so that its solution does not merely fit its own rows."""
     import sparsekernel.solvers.newton_ovr as mod
 
-    F, Y, sw = _problem(n=4000, m=30, seed=6)
+    F, Y, sw = _problem(n=4000, m=m, seed=6)
     cold = newton_ovr(F, Y, C=30.0, sample_weight=sw, tol=1e-12)
-    before = mod.newton_ovr_bytes(4000, 30, 4, 2)
+    before = mod.newton_ovr_bytes(4000, m, 4, 2)
     monkeypatch.setattr(mod, "WARM_WORK", 0.0)
-    assert mod._warm(4000, 30) and not mod._warm(400, 30)  # 50 rows in every 8th: too few
+    assert mod._warm_stride(4000, m) == stride
     sizes, grams = [], mod._add_grams
     monkeypatch.setattr(mod, "_add_grams", lambda H, F_, cs, rows, *a: sizes.append(len(rows))
                         or grams(H, F_, cs, rows, *a))
     warm = newton_ovr(F, Y, C=30.0, sample_weight=sw, tol=1e-12)
-    assert max(sizes) < 4000  # never a Hessian over every row (the 500 rows warm too)
+    assert max(sizes) < 4000  # never a Hessian over every row
     for a, b in zip(cold, warm, strict=True):
         assert b.converged
         np.testing.assert_allclose(b.coef, a.coef, atol=1e-9)
         assert b.tol_reached == pytest.approx(a.tol_reached, rel=1e-12)
     assert sum(r.n_iter for r in warm) <= sum(r.n_iter for r in cold)
-    assert mod.newton_ovr_bytes(4000, 30, 4, 2) >= before + 8.0 * 500 * 30
+    sample = -(-4000 // stride)
+    assert mod.newton_ovr_bytes(4000, m, 4, 2) >= before + 8.0 * sample * m
+
+
+def test_warm_start_sample_size_follows_the_basis_size(monkeypatch):
+    """WARM_PER_BASIS rows per basis function when that is at most every third row, else
+    every 8th row when that gives two per basis function, else no warm start; below
+    WARM_WORK none. The suite's sets: ijcnn1 every 3rd row, a9a and w8a every 8th, letter
+    (m = 1,074) none."""
+    import sparsekernel.solvers.newton_ovr as mod
+
+    assert mod._warm_stride(49990, 1736) == 3
+    assert mod._warm_stride(32561, 1805) == mod._warm_stride(49749, 2231) == 8
+    assert mod._warm_stride(15000, 1074) == 0
+    assert mod._warm_stride(10**6, 1000) == 8  # plenty of rows: the smallest sample
+    assert mod._warm_stride(40 * 1001, 1000) == 5
+    monkeypatch.setattr(mod, "WARM_WORK", 0.0)
+    assert mod._warm_stride(400, 30) == 0  # 50 rows in every 8th: too few
+    assert mod._warm_stride(4000, 30) == 8
 
 
 def test_warm_start_memory_estimate_bounds_the_traced_peak(monkeypatch):

@@ -25,16 +25,21 @@ The loss is piecewise quadratic, so the step length along a Newton direction is 
 backtracking, and the iteration ends exactly when the active set stops changing: typically
 4-8 iterations.
 
-Large problems (``n m^2 >= WARM_WORK`` with at least ``2 (m + 1)`` rows in every
-``WARM_STRIDE``-th) start from the solution on every WARM_STRIDE-th row (C scaled by the
-stride, so that the objective is the same sum's estimate), solved the same way. The first
-Hessian over all n rows, a third of the solver's time on w8a (m = 2231), is then replaced by
-one on the rows active at that start: 22 % of them there (w8a fit 16.0 -> 13.8 s); on ijcnn1
-at C = 10, 57 % are active at the start and the fit time did not change. Each problem then
-takes one Newton step on all rows at least: the sample's solution can meet the tolerance on
-the whole data's gradient (whose scale, the gradient at zero, grows with n) and still be
-another model (on Fashion-MNIST two of ten classes stopped there, and took four steps
-when made to go on).
+Large problems (``n m^2 >= WARM_WORK``) start from the solution on every stride-th row
+(:func:`_warm_stride`; C scaled by the stride, so that the objective is the same sum's
+estimate), solved the same way. The first Hessian over all n rows, a third of the solver's
+time on w8a (m = 2231), is then replaced by one on the rows active at that start: 22 % of them
+there (w8a fit 16.0 -> 13.8 s). How many rows the sample needs depends on m: a sample of a few
+rows per basis function fits them and violates the margin on most unseen rows. On ijcnn1
+(m = 1,736, C = 10) every 8th row (6,249, 3.6 per basis function) left 57 % of all rows active
+at the start, its first full Hessian 0.9-1.0 s of a 1.5 s solve; every 3rd (16,664, 9.6 per
+basis function) leaves fewer active, and the solve takes two full Newton steps instead of
+four. So the sample has WARM_PER_BASIS rows per basis function where that is at most every
+WARM_MIN_STRIDE-th row, else every WARM_STRIDE-th row when that gives at least two per basis
+function (a9a, w8a: no faster with larger samples). Each problem then takes one Newton step
+on all rows at least: the sample's solution can meet the tolerance on the whole data's
+gradient (whose scale, the gradient at zero, grows with n) and still be another model (on
+Fashion-MNIST two of ten classes stopped there, and took four steps when made to go on).
 """
 
 from __future__ import annotations
@@ -55,8 +60,10 @@ __all__ = ["newton_ovr", "newton_ovr_bytes"]
 _GATHER_BYTES = 32 * 2**20
 #: Rows gathered at a time into the active rows' system (:meth:`_State._dual_direction`).
 _DUAL_CHUNK = 1024
-#: Warm start (module docstring): from n m^2 of this size, on every this-many-th row.
-WARM_WORK, WARM_STRIDE = 1e10, 8
+#: Warm start (module docstring, :func:`_warm_stride`): from n m^2 of this size, on a sample
+#: of WARM_PER_BASIS rows per basis function when that is at most every WARM_MIN_STRIDE-th
+#: row, else on every WARM_STRIDE-th row when that gives at least two per basis function.
+WARM_WORK, WARM_STRIDE, WARM_MIN_STRIDE, WARM_PER_BASIS = 1e10, 8, 3, 8
 #: Size from which a lone system (:func:`_solve_threads`) is factored on every planned thread.
 LONE_SOLVE_MIN = 3000
 #: Newton iterations of a problem after which float32 features get float64 Hessians
@@ -109,8 +116,9 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
     state.gather_bytes = gather_bytes
     history = []
     with blas_threads(1):
-        if _warm(*F.shape):
-            state.warm_start(tol, max_iter)
+        stride = _warm_stride(*F.shape)
+        if stride:
+            state.warm_start(stride, tol, max_iter)
         for it in range(max_iter + 1):
             todo = state.check(tol)
             if not todo.size or it == max_iter:
@@ -147,11 +155,11 @@ class _State:
         self.keep_hessians = k * 8.0 * (m + 1) ** 2 <= hessian_bytes
         self.hessian_bytes = hessian_bytes
 
-    def warm_start(self, tol, max_iter):
-        """Start from the solution on every WARM_STRIDE-th row; the stopping scale stays
+    def warm_start(self, stride, tol, max_iter):
+        """Start from the solution on every ``stride``-th row; the stopping scale stays
         that of the gradient at zero, as from a cold start."""
         n, m = self.F.shape
-        rows = slice(None, None, WARM_STRIDE)
+        rows = slice(None, None, stride)
         sub_F = np.ascontiguousarray(self.F[rows])
         sub = newton_ovr(sub_F, self.Y[rows], self.C * n / len(sub_F), self.s[rows],
                          tol=max(tol, 1e-2), max_iter=max_iter, n_threads=self.threads,
@@ -433,9 +441,14 @@ def _add_gram(H, F, cs, rows, sign, gather_bytes=_GATHER_BYTES, dtype=None):
     return H
 
 
-def _warm(n, m):
-    """Whether an n x m problem starts from its every WARM_STRIDE-th row."""
-    return float(n) * m * m >= WARM_WORK and n // WARM_STRIDE >= 2 * (m + 1)
+def _warm_stride(n, m):
+    """The stride of the rows an n x m problem starts from (module docstring), 0 for none."""
+    if float(n) * m * m < WARM_WORK:
+        return 0
+    stride = n // (WARM_PER_BASIS * (m + 1))
+    if stride >= WARM_MIN_STRIDE:
+        return min(stride, WARM_STRIDE)
+    return WARM_STRIDE if n // WARM_STRIDE >= 2 * (m + 1) else 0
 
 
 def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=_GATHER_BYTES):
@@ -453,9 +466,10 @@ def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=_GATH
     kept = k * square if k * square <= hessian_bytes else 0.0
     arrays = 8.0 * n * (8 * k + 1)
     work = n_threads * (gather_bytes + 3 * square) + square + kept
-    if not _warm(n, m):
+    stride = _warm_stride(n, m)
+    if not stride:
         return arrays + work
-    sub = -(-n // WARM_STRIDE)
+    sub = -(-n // stride)
     warm = 8.0 * sub * m + newton_ovr_bytes(sub, m, k, n_threads, hessian_bytes, gather_bytes)
     return arrays + max(work, warm)
 
