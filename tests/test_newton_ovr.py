@@ -266,14 +266,18 @@ def test_warm_start_sample_size_follows_the_basis_size(monkeypatch):
     assert mod._warm_stride(4000, 30) == 8
 
 
-def test_warm_start_memory_estimate_bounds_the_traced_peak(monkeypatch):
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_warm_start_memory_estimate_bounds_the_traced_peak(monkeypatch, dtype):
     """The warm start's sampled rows and their solve are freed before the full solve builds
-    its Hessians: the estimate counts the larger phase, not both, and still bounds the peak."""
+    its Hessians: the estimate counts the larger phase, not both, and still bounds the peak
+    (the sampled rows counted in F's dtype)."""
     import tracemalloc
 
     import sparsekernel.solvers.newton_ovr as mod
 
     F, Y, sw = _problem(n=4000, m=30, seed=6)
+    F = F.astype(dtype)
+    itemsize = F.itemsize
     monkeypatch.setattr(mod, "WARM_WORK", 0.0)
     gather = 8.0 * 31 * 64  # small buffers, so that the F-sized parts decide the peak
     run = lambda: newton_ovr(F, Y, C=30.0, sample_weight=sw, n_threads=2,  # noqa: E731
@@ -287,10 +291,10 @@ def test_warm_start_memory_estimate_bounds_the_traced_peak(monkeypatch):
         peak = tracemalloc.get_traced_memory()[1] - before
     finally:
         tracemalloc.stop()
-    estimate = mod.newton_ovr_bytes(4000, 30, 4, 2, gather_bytes=gather)
+    estimate = mod.newton_ovr_bytes(4000, 30, 4, 2, gather_bytes=gather, itemsize=itemsize)
     square = 8.0 * 31 ** 2
     arrays, work = 8.0 * 4000 * 33, 2 * (gather + 3 * square) + square + 4 * square
-    warm = 8.0 * 500 * 30 + mod.newton_ovr_bytes(500, 30, 4, 2, gather_bytes=gather)
+    warm = itemsize * 500 * 30 + mod.newton_ovr_bytes(500, 30, 4, 2, gather_bytes=gather)
     assert peak <= estimate < arrays + work + warm  # (the sum: what it counted before)
 
 

@@ -451,16 +451,17 @@ def _warm_stride(n, m):
     return WARM_STRIDE if n // WARM_STRIDE >= 2 * (m + 1) else 0
 
 
-def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=_GATHER_BYTES):
+def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=_GATHER_BYTES,
+                     itemsize=8):
     """Peak working memory of :func:`newton_ovr` besides F, in bytes (an upper estimate).
 
     Margins, residuals, weights and directions of the k problems (about eight float64
     n x k arrays), and per thread one gather buffer and three (m+1)^2 matrices (the Hessian
     being summed, a product temporary and the Cholesky factor), plus the Hessians kept
     between iterations when they fit ``hessian_bytes``. A warm start's sampled rows of F
-    (float64 at most) and their own solver are freed before the first Hessian over all
-    rows is built, so only the larger of the two phases counts beside the n x k arrays
-    (adding them had cost Fashion-MNIST's plan 0.8 GiB at m = 2,449).
+    (copied in F's dtype, of ``itemsize`` bytes) and their own solver are freed before the
+    first Hessian over all rows is built, so only the larger of the two phases counts beside
+    the n x k arrays (adding them had cost Fashion-MNIST's plan 0.8 GiB at m = 2,449).
     """
     square = 8.0 * (m + 1) ** 2
     kept = k * square if k * square <= hessian_bytes else 0.0
@@ -470,7 +471,8 @@ def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=_GATH
     if not stride:
         return arrays + work
     sub = -(-n // stride)
-    warm = 8.0 * sub * m + newton_ovr_bytes(sub, m, k, n_threads, hessian_bytes, gather_bytes)
+    warm = float(itemsize) * sub * m + newton_ovr_bytes(sub, m, k, n_threads, hessian_bytes,
+                                                         gather_bytes, itemsize)
     return arrays + max(work, warm)
 
 

@@ -94,7 +94,7 @@ def lowrank_plan(budget, est, n, m, k, itemsize, chunk=None):
     if chunk is None:
         if est.loss == "squared_hinge":
             solver = newton_ovr_bytes(n, m, k, budget.threads, budget.hessians,
-                                      budget.gather(m))
+                                      budget.gather(m), itemsize)
         else:  # dual coordinate descent: duals, margins and a contiguous target column
             solver = 8.0 * n * 4
         return budget.plan(features=float(n) * m * itemsize, solver=solver, **common)
@@ -110,7 +110,7 @@ def reduced_plan(budget, est, n, m, k, itemsize, stored):
         solver = (newton_kernel_bytes(n, k, budget.threads) + float64_copy
                   + 8.0 * n * n * (budget.threads - 1))  # the threads' other Gram squares
     elif stored and est._joint_newton():
-        solver = newton_ovr_bytes(n, m, k, budget.threads, budget.hessians, gather)
+        solver = newton_ovr_bytes(n, m, k, budget.threads, budget.hessians, gather, itemsize)
     else:
         solver = newton_armijo_bytes(n, m, gather, presolve_rows(n, m, budget))
     features = float(n) * m * itemsize if stored else 0.0
