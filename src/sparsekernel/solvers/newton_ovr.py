@@ -27,19 +27,20 @@ backtracking, and the iteration ends exactly when the active set stops changing:
 
 Large problems (``n m^2 >= WARM_WORK``) start from the solution on every stride-th row
 (:func:`_warm_stride`; C scaled by the stride, so that the objective is the same sum's
-estimate), solved the same way. The first Hessian over all n rows, a third of the solver's
-time on w8a (m = 2231), is then replaced by one on the rows active at that start: 22 % of them
-there (w8a fit 16.0 -> 13.8 s). How many rows the sample needs depends on m: a sample of a few
-rows per basis function fits them and violates the margin on most unseen rows. On ijcnn1
-(m = 1,736, C = 10) every 8th row (6,249, 3.6 per basis function) left 57 % of all rows active
-at the start, its first full Hessian 0.9-1.0 s of a 1.5 s solve; every 3rd (16,664, 9.6 per
-basis function) leaves fewer active, and the solve takes two full Newton steps instead of
-four. So the sample has WARM_PER_BASIS rows per basis function where that is at most every
-WARM_MIN_STRIDE-th row, else every WARM_STRIDE-th row when that gives at least two per basis
-function (a9a, w8a: no faster with larger samples). Each problem then takes one Newton step
-on all rows at least: the sample's solution can meet the tolerance on the whole data's
-gradient (whose scale, the gradient at zero, grows with n) and still be another model (on
-Fashion-MNIST two of ten classes stopped there, and took four steps when made to go on).
+estimate), solved the same way. The first Hessian over all n rows, a third of the solver's time
+on w8a (m = 2231), is then replaced by one on the rows active at that start: 22 % of them there
+(w8a fit 16.0 -> 13.8 s). How many rows the sample needs depends on m: a sample of a few rows
+per basis function fits them and violates the margin on most unseen rows. On ijcnn1 (m = 1,736,
+C = 10) every 8th row (6,249, 3.6 per basis function) left 57 % of all rows active at the
+start, its first full Newton step 0.9-1.0 s of a 1.5 s solve; from every 3rd (16,664, 9.6 per
+basis function) that step takes 0.6 s and leaves 8,312 rows active instead of 14,861, and the
+solve three full steps instead of four (0.8 s, the sample's 0.4 s included). So the sample has
+WARM_PER_BASIS rows per basis function where that is at most every WARM_MIN_STRIDE-th row, else
+every WARM_STRIDE-th row when that gives at least two per basis function (a9a, w8a: no faster
+with larger samples). Each problem then takes one Newton step on all rows at least: the
+sample's solution can meet the tolerance on the whole data's gradient (whose scale, the
+gradient at zero, grows with n) and still be another model (on Fashion-MNIST two of ten classes
+stopped there, and took four steps when made to go on).
 """
 
 from __future__ import annotations
