@@ -1,7 +1,9 @@
 """Reduced-set schemes at equal basis size: random, k-means, IRSVM, systematic, clustering.
 
 ReducedSVC (RBF, fixed C and gamma per data set) on ijcnn1 (49,990 / 91,701), a9a
-(32,561 / 16,281), banana and ringnorm (IDA split 1: 400 train rows each). For every scheme
+(32,561 / 16,281), banana and ringnorm (IDA split 1: 400 train rows each), and on request
+letter (15,000 / 5,000, 26 classes; sizes up to the 1,225 that ``n_basis='auto'`` gives it,
+three seeds: what fewer basis functions than 'auto' cost in test error). For every scheme
 and basis size m: test error, the time spent selecting the basis, and the total fit time
 (selection included). Per data set the report states the smallest m at which each scheme
 reaches the random scheme's test error at m_ref = min(1000, n), and what selecting it cost.
@@ -12,13 +14,15 @@ the default delta = 0.1 is reported separately), 'systematic' (inner C = the mod
 'clustering' (class-wise k-means with Oyang-Hwang widths, which replace gamma).
 
 Run: ``python benchmarks/bench_basis_ablation.py`` (about 20 minutes on 2 cores), or
-``--quick`` (banana and ringnorm, two sizes, seconds). BLAS runs single-threaded (see
-``_blas.py``). Writes benchmarks/results/basis_ablation{,_quick}.json/.md.
+``--quick`` (banana and ringnorm, two sizes, seconds); ``--datasets letter --schemes random
+kmeans --out DIR`` for letter (about 2 minutes). BLAS runs single-threaded (see
+``_blas.py``). Writes basis_ablation{,_quick}.json/.md in benchmarks/results or ``--out``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -47,9 +51,10 @@ from sparsekernel.datasets import (  # noqa: E402
 
 #: (gamma, C) per data set: ijcnn1 LIBSVM's reference gamma and C; a9a chosen on a 6,000-row
 #: validation split at m = 300 from {0.01, 0.03, 0.1} x {1, 10, 100}; banana and ringnorm by
-#: 5-fold CV of the full-kernel SmoothSVC on the training split.
+#: 5-fold CV of the full-kernel SmoothSVC on the training split; letter the suite's
+#: (bench_suite.py: gamma 'scale', the C its 3-fold CV picks for ReducedSVC).
 SETTINGS = {"ijcnn1": (2.0, 32.0), "a9a": (0.1, 10.0), "banana": (1.0, 100.0),
-            "ringnorm": (0.1, 1.0)}
+            "ringnorm": (0.1, 1.0), "letter": ("scale", 100.0)}
 SCHEMES = ("random", "kmeans", "incremental", "systematic", "clustering")
 
 
@@ -86,6 +91,10 @@ def load(name, quick):
         if root is None:
             sys.exit(f"raetsch_{name} not found: set SPARSEKERNEL_DATA.")
         return load_ida(root, name, split=1)
+    if name == "letter":
+        from _suite_data import load as load_suite
+
+        return load_suite("letter")
     root = find_shared_data(name)
     if root is None:
         sys.exit(f"{name} not found: set SPARSEKERNEL_DATA.")
@@ -108,17 +117,19 @@ def fit_one(X, y, Xt, yt, gamma, C, selector, m, seed):
             "fit_s": fit_s, "m": clf.basis_.shape[0]}
 
 
-def run_dataset(name, sizes, seeds, quick):
+def run_dataset(name, sizes, seeds, quick, schemes=SCHEMES):
     """Child process: every scheme and size on one data set."""
     X, y, Xt, yt = load(name, quick)
     mark_baseline()
     gamma, C = SETTINGS[name]
     rows = []
-    for scheme in SCHEMES:
+    for scheme in schemes:
         for m in sizes:
             runs = [fit_one(X, y, Xt, yt, gamma, C, make_selector(scheme, C), m, s)
                     for s in seeds]
             rows.append(_aggregate(name, scheme, m, runs))
+    if "incremental" not in schemes:
+        return {"rows": rows, "n_train": X.shape[0], "n_test": Xt.shape[0], "d": X.shape[1]}
     natural = [fit_one(X, y, Xt, yt, gamma, C, make_selector("incremental", C, True),
                        max(sizes), s) for s in seeds]
     rows.append(_aggregate(name, "incremental (delta=0.1, own size)", max(sizes), natural))
@@ -134,11 +145,11 @@ def _aggregate(name, scheme, m, runs):
             "fit_s": float(np.mean([r["fit_s"] for r in runs])), "n_seeds": len(runs)}
 
 
-def summarize(name, rows, m_ref):
+def summarize(name, rows, m_ref, schemes=SCHEMES):
     """Smallest m at which each scheme's error <= random's error at m_ref."""
     ref = next(r for r in rows if r["scheme"] == "random" and r["n_basis"] == m_ref)
     out = []
-    for scheme in SCHEMES:
+    for scheme in schemes:
         mine = sorted((r for r in rows if r["scheme"] == scheme), key=lambda r: r["n_basis"])
         hit = next((r for r in mine if r["test_error_pct"] <= ref["test_error_pct"]), None)
         missed = f"not reached up to {mine[-1]['n_basis']}"
@@ -156,36 +167,46 @@ def plan(name, quick):
         return [10, 20], [0]
     if name in ("banana", "ringnorm"):  # n = 400: m_ref = 400, five seeds (cheap)
         return [10, 20, 50, 100, 200, 400], [0, 1, 2, 3, 4]
+    if name == "letter":  # up to n_basis='auto' (1,225; LowRankSVC keeps 1,074 of them)
+        return [700, 900, 1074, 1225], [0, 1, 2]
     return [50, 100, 200, 500, 1000], [0]
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="banana and ringnorm, two sizes")
-    ap.add_argument("--datasets", nargs="*", default=None)
+    ap.add_argument("--datasets", nargs="*", default=None,
+                    help="of ijcnn1, a9a, banana, ringnorm (the default) and letter")
+    ap.add_argument("--schemes", nargs="*", default=list(SCHEMES), choices=SCHEMES,
+                    help="random (the reference) is always run")
     ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     args = ap.parse_args(argv)
     names = args.datasets or (["banana", "ringnorm"] if args.quick else
                               ["ijcnn1", "a9a", "banana", "ringnorm"])
+    unknown = sorted(set(names) - set(SETTINGS))
+    if unknown:
+        ap.error(f"--datasets: unknown {unknown}; expected some of {sorted(SETTINGS)}")
+    schemes = tuple(s for s in SCHEMES if s == "random" or s in args.schemes)
     rows, summary, notes = [], [], []
     for name in names:
         sizes, seeds = plan(name, args.quick)
-        out = run_isolated(run_dataset, name, sizes, seeds, args.quick)
+        out = run_isolated(run_dataset, name, sizes, seeds, args.quick, schemes)
         if "error" in out:
             raise SystemExit(f"{name}: {out['error']}")
         rows += out["rows"]
-        summary += summarize(name, out["rows"], max(sizes))
+        summary += summarize(name, out["rows"], max(sizes), schemes)
         notes.append(f"{name}: n_train={out['n_train']}, n_test={out['n_test']}, "
                      f"d={out['d']}, (gamma, C)={SETTINGS[name]}, sizes={sizes}, "
                      f"seeds={len(seeds)}, peak RSS {out['peak_rss_mib']} MiB")
     notes += [
-        "m_ref = min(1000, n_train): for banana and ringnorm (400 training rows) the reference "
-        "is random at m = 400, i.e. every training row",
+        "m_ref = a data set's largest size: 1000 for ijcnn1 and a9a, 400 (every training row) "
+        "for banana and ringnorm, 1225 (n_basis='auto') for letter",
         "select s = time inside the selector; fit s = the whole ReducedSVC.fit (selection "
         "included); errors averaged over the seeds shown",
         "clustering uses the Oyang-Hwang widths verbatim (beta = 1.6210, n_r = 10): they are "
         "density-estimation bandwidths, much narrower than the model's gamma",
-        "run on a 2-core machine shared with other jobs; BLAS single-threaded",
+        f"BLAS single-threaded; load average {os.getloadavg()[0]:.1f} (1 min) at the end "
+        f"of the run on {os.cpu_count()} cores",
     ]
     payload = {"title": "Reduced-set schemes at equal basis size (ReducedSVC)"
                + (" [quick]" if args.quick else ""), "notes": notes, "rows": rows,

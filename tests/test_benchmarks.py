@@ -148,6 +148,25 @@ def test_basis_ablation_benchmark_quick_profile_runs(tmp_path):
     assert "m needed" in (tmp_path / "basis_ablation_quick.md").read_text()
 
 
+@pytest.mark.skipif(find_shared_data("raetsch_banana") is None,
+                    reason="IDA banana data not available")
+def test_basis_ablation_benchmark_runs_the_schemes_asked(tmp_path):
+    out = tmp_path / "some"
+    subprocess.run([sys.executable, str(BENCH / "bench_basis_ablation.py"), "--quick",
+                    "--datasets", "banana", "--schemes", "kmeans", "--out", str(out)],
+                   check=True, capture_output=True, timeout=600)
+    result = json.loads((out / "basis_ablation_quick.json").read_text())
+    # random is the reference every summary row compares with, so it always runs
+    assert [(r["scheme"], r["n_basis"]) for r in result["rows"]] == [
+        ("random", 10), ("random", 20), ("kmeans", 10), ("kmeans", 20)]
+    assert [r["scheme"] for r in result["summary"]] == ["random", "kmeans"]
+    bad = subprocess.run([sys.executable, str(BENCH / "bench_basis_ablation.py"), "--quick",
+                          "--datasets", "letters", "--out", str(tmp_path / "bad")],
+                         capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 2 and "--datasets: unknown ['letters']" in bad.stderr
+    assert not (tmp_path / "bad").exists()
+
+
 @pytest.mark.skipif(find_shared_data("a9a") is None, reason="a9a data not available")
 def test_ud_search_benchmark_quick_profile_runs(tmp_path):
     subprocess.run([sys.executable, str(BENCH / "bench_ud_search.py"), "--quick",
