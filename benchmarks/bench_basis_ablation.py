@@ -128,11 +128,10 @@ def run_dataset(name, sizes, seeds, quick, schemes=SCHEMES):
             runs = [fit_one(X, y, Xt, yt, gamma, C, make_selector(scheme, C), m, s)
                     for s in seeds]
             rows.append(_aggregate(name, scheme, m, runs))
-    if "incremental" not in schemes:
-        return {"rows": rows, "n_train": X.shape[0], "n_test": Xt.shape[0], "d": X.shape[1]}
-    natural = [fit_one(X, y, Xt, yt, gamma, C, make_selector("incremental", C, True),
-                       max(sizes), s) for s in seeds]
-    rows.append(_aggregate(name, "incremental (delta=0.1, own size)", max(sizes), natural))
+    if "incremental" in schemes:
+        natural = [fit_one(X, y, Xt, yt, gamma, C, make_selector("incremental", C, True),
+                           max(sizes), s) for s in seeds]
+        rows.append(_aggregate(name, "incremental (delta=0.1, own size)", max(sizes), natural))
     return {"rows": rows, "n_train": X.shape[0], "n_test": Xt.shape[0], "d": X.shape[1]}
 
 
