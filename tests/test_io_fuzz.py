@@ -1,8 +1,10 @@
 """Fuzzing ``sparsekernel.io.load`` with corrupted and crafted model files.
 
 Every mutation must end in :class:`ModelFormatError`, or in a model whose predictions (or
-features) on real inputs are finite: never another exception, a crash or a hang. The seed is
-fixed, so a failure names a reproducible case (``model``, mutation index and kind).
+features) on real inputs are finite: never another exception, a crash or a hang. The other
+half of the property: every file ``save`` writes, and every rewrite of it that changes
+nothing it means, loads and computes what was saved. The seed is fixed, so a failure names
+a reproducible case (``model``, mutation index and kind).
 """
 
 import io
@@ -43,11 +45,11 @@ def read_members(blob):
         return [(info.filename, zf.read(info)) for info in zf.infolist()]
 
 
-def write_members(members):
+def write_members(members, compression=zipfile.ZIP_DEFLATED):
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # duplicate names are the point of some cases
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        with zipfile.ZipFile(buffer, "w", compression) as zf:
             for name, data in members:
                 zf.writestr(name, data)
     return buffer.getvalue()
@@ -356,7 +358,10 @@ def run_fuzz(tmp_path, n, seed):
             path = tmp_path / f"{name}-{i}.skm"
             path.write_bytes(blob)
             try:
-                counts[check_outcome(path)] += 1
+                outcome = check_outcome(path)
+                counts[outcome] += 1
+                assert blob != good.read_bytes() or outcome == "loaded", \
+                    "the unmutated file is refused"
             except Exception as exc:  # noqa: BLE001 - every other exception is a finding
                 failures.append(f"{name} #{i} ({kind}): {type(exc).__name__}: {exc}"[:300])
             path.unlink()
@@ -374,3 +379,27 @@ def test_fuzz_model_files(tmp_path):
 def test_fuzz_model_files_long(tmp_path):
     failures, _ = run_fuzz(tmp_path, n=1500, seed=1)
     assert not failures, "\n".join(failures)
+
+
+def _equivalent_files(blob):
+    """``(how, bytes)``: the file as written, and rewrites of it with the same meaning."""
+    members = read_members(blob)
+    metadata = _metadata(members)
+    yield "as written", blob
+    yield "members in reverse order", write_members(members[::-1])
+    yield "members stored uncompressed", write_members(members, compression=zipfile.ZIP_STORED)
+    yield "metadata.json re-indented and sorted", write_members(_set_member(
+        members, "metadata.json", json.dumps(metadata, indent=4, sort_keys=True).encode()))
+
+
+@pytest.mark.parametrize("name", list(_models()))
+def test_good_and_equivalent_files_load(name, tmp_path):
+    model = _models()[name]
+    save(model, tmp_path / "good.skm")
+    expected = model_outputs(model)
+    for how, blob in _equivalent_files((tmp_path / "good.skm").read_bytes()):
+        (tmp_path / "same.skm").write_bytes(blob)
+        got = model_outputs(load(tmp_path / "same.skm"))
+        assert len(got) == len(expected) > 0, how
+        for a, b in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(a, b, err_msg=how)

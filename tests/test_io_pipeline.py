@@ -1,13 +1,18 @@
 """sparsekernel.io for composite models: pipelines of scikit-learn preprocessing steps and
-sparsekernel estimators, calibrated classifiers and compress_svc results (skops container).
+sparsekernel estimators, scikit-learn's linear models and SVC, calibrated classifiers and
+compress_svc results (skops container).
 
 Round trips must be exact; classes outside the allow-list are refused at save, naming them;
-and corrupted files (the mutation style of test_io_fuzz.py, aimed at the skops members as
-well) must end in ModelFormatError or in a model computing finite values on real inputs.
+every file save writes, and every rewrite of it that changes nothing it means, must load;
+and corrupted files (the mutation style of test_io_fuzz.py, aimed at the skops members and
+at the state of the scikit-learn objects too) must end in ModelFormatError or in a model
+computing finite values on real inputs.
 """
 
+import io
 import json
 import warnings
+import zipfile
 
 import numpy as np
 import pandas as pd
@@ -19,18 +24,22 @@ from sklearn.compose import ColumnTransformer
 from sklearn.datasets import make_classification
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import (
     FunctionTransformer,
+    MaxAbsScaler,
     MinMaxScaler,
     OneHotEncoder,
     OrdinalEncoder,
     PolynomialFeatures,
+    SplineTransformer,
     StandardScaler,
 )
-from sklearn.svm import SVC
+from sklearn.svm import SVC, LinearSVC
+from sklearn.tree import DecisionTreeClassifier
 
-from sparsekernel import LowRankSVC, ReducedSVC
+from sparsekernel import LowRankSVC, NystromFeatures, ReducedSVC
 from sparsekernel.io import ModelFormatError, load, save
 from sparsekernel.sparse_margin import compress_svc
 
@@ -53,6 +62,8 @@ X, Y = make_classification(n_samples=90, n_features=4, n_informative=3, n_redund
 FRAME = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "colour": np.where(X[:, 2] > 0, "red",
                                                                      "blue")})
 FRAME.loc[[3, 7], "a"] = np.nan
+X_SPARSE = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+Y3 = np.digitize(X[:, 0], [-0.5, 0.5])
 
 
 def _frame_pipeline():
@@ -81,6 +92,14 @@ def _models():
                                        OneHotEncoder(handle_unknown="ignore"),
                                        ReducedSVC(n_basis=6, random_state=0))
                          .fit(np.round(X), Y), np.round(X)),
+        # scikit-learn members that read their own private state: libsvm's SVC, dense and
+        # CSR; linear models on a feature map; scalers before a linear SVM.
+        "svc": (make_pipeline(StandardScaler(), SVC(gamma=0.5)).fit(X, Y3), X),
+        "svc-sparse": (make_pipeline(MaxAbsScaler(), SVC()).fit(X_SPARSE, Y), X_SPARSE),
+        "nystrom-logistic": (make_pipeline(NystromFeatures(n_basis=8, random_state=0),
+                                           LogisticRegression()).fit(X, Y3), X),
+        "scaled-linear-svc": (make_pipeline(MinMaxScaler(), PolynomialFeatures(2),
+                                            LinearSVC()).fit(X, Y), X),
     }
 
 
@@ -131,13 +150,30 @@ def test_sparse_basis_survives(tmp_path):
 
 
 @pytest.mark.parametrize("model, culprit", [
-    (make_pipeline(FunctionTransformer(np.tanh), ReducedSVC()), "FunctionTransformer"),
-    (make_pipeline(StandardScaler(), LogisticRegression()), "LogisticRegression"),
-    (CalibratedClassifierCV(LogisticRegression()), "LogisticRegression"),
+    (make_pipeline(FunctionTransformer(np.tanh), ReducedSVC()),
+     r"steps\[0\]\[1\]\.func is a numpy\.ufunc"),
+    (make_pipeline(StandardScaler(), KNeighborsClassifier()), "KNeighborsClassifier"),
+    (CalibratedClassifierCV(DecisionTreeClassifier()), "DecisionTreeClassifier"),
+    # Its B-splines hold a function and are evaluated by compiled code trusting the knots.
+    (make_pipeline(SplineTransformer(), ReducedSVC()), "SplineTransformer"),
 ])
 def test_save_refuses_disallowed_classes(model, culprit, tmp_path):
     model.fit(X, Y)
     with pytest.raises(ModelFormatError, match=f"{culprit}, which model files may not hold"):
+        save(model, tmp_path / "model.skm")
+    assert not list(tmp_path.iterdir())
+
+
+def test_save_refuses_a_function_transformer_with_a_function(tmp_path):
+    model = make_pipeline(FunctionTransformer(kw_args={"a": 1}), ReducedSVC())
+    with pytest.raises(ModelFormatError, match=r"kw_args.*identity FunctionTransformer"):
+        save(model, tmp_path / "model.skm")
+
+
+def test_save_refuses_state_load_would_refuse(tmp_path):
+    model = make_pipeline(StandardScaler(), SVC()).fit(X, Y)
+    model[1]._n_support = model[1]._n_support[::-1] * 2
+    with pytest.raises(ModelFormatError, match=r"steps\[1\]\[1\] \(SVC\).*_n_support"):
         save(model, tmp_path / "model.skm")
     assert not list(tmp_path.iterdir())
 
@@ -171,11 +207,24 @@ def test_load_refuses_type_outside_allow_list(tmp_path):
     def edit(schema):
         for _, node in _paths(schema):
             if isinstance(node, dict) and node.get("__class__") == "StandardScaler":
-                node["__class__"], node["__module__"] = "FunctionTransformer", (
-                    "sklearn.preprocessing._function_transformer")
+                node["__class__"], node["__module__"] = "KNeighborsClassifier", (
+                    "sklearn.neighbors._classification")
 
     _rewrite_schema(tmp_path / "good.skm", tmp_path / "bad.skm", edit)
-    with pytest.raises(ModelFormatError, match="FunctionTransformer.*may not hold"):
+    with pytest.raises(ModelFormatError, match="KNeighborsClassifier.*may not hold"):
+        load(tmp_path / "bad.skm")
+
+
+def test_load_refuses_allowed_class_with_another_class_state(tmp_path):
+    save(MODELS["scaled"][0], tmp_path / "good.skm")
+
+    def edit(schema):
+        for _, node in _paths(schema):
+            if isinstance(node, dict) and node.get("__class__") == "StandardScaler":
+                node["__class__"] = "MinMaxScaler"
+
+    _rewrite_schema(tmp_path / "good.skm", tmp_path / "bad.skm", edit)
+    with pytest.raises(ModelFormatError, match=r"MinMaxScaler\).*'with_mean'"):
         load(tmp_path / "bad.skm")
 
 
@@ -273,8 +322,81 @@ def restructure(rng, blob, members):
     return write_members([*members, ("../../evil.npy", npy_bytes(np.zeros(3)))])
 
 
+def _json_node(text):
+    return {"__class__": "str", "__module__": "builtins", "__loader__": "JsonNode",
+            "content": text, "is_json": True}
+
+
+# Values for one attribute of a scikit-learn object: plain JSON values, arrays built
+# without an .npy member, a nested estimator of the wrong kind.
+_STATE_POOL = [
+    _json_node("-1"), _json_node("0"), _json_node("2147483648"), _json_node("1e999"),
+    _json_node("NaN"), _json_node("null"), _json_node("[]"), _json_node('"rbf"'),
+    {"__class__": "ndarray", "__module__": "numpy", "__loader__": "ConstructorFromReduceNode",
+     "content": {"__class__": "tuple", "__module__": "builtins", "__loader__": "TupleNode",
+                 "content": [_json_node("4")]}},
+    {"__class__": "ndarray", "__module__": "numpy", "__loader__": "ObjectNode"},
+    {"__class__": "StandardScaler", "__module__": "sklearn.preprocessing._data",
+     "__loader__": "ObjectNode", "content": {"__class__": "dict", "__module__": "builtins",
+                                             "__loader__": "DictNode", "content": {},
+                                             "key_types": {"__class__": "list",
+                                                           "__module__": "builtins",
+                                                           "__loader__": "ListNode",
+                                                           "content": []}}},
+]
+
+
+def edit_state(rng, blob, members):
+    """Delete, replace or alias one attribute of a scikit-learn object in schema.json."""
+    schema = json.loads(dict(members)["schema.json"])
+    states = [node["content"]["content"] for _, node in _paths(schema)
+              if isinstance(node, dict) and node.get("__loader__") == "ObjectNode"
+              and str(node.get("__module__")).startswith("sklearn.")
+              and isinstance(node.get("content"), dict) and node["content"].get("content")]
+    if not states:
+        return edit_json(rng, blob, members)
+    state = states[int(rng.integers(len(states)))]
+    name = sorted(state)[int(rng.integers(len(state)))]
+    choice = rng.random()
+    if choice < 0.2:
+        del state[name]
+    elif choice < 0.5:  # another attribute's value (its array, list or scalar)
+        state[name] = state[sorted(state)[int(rng.integers(len(state)))]]
+    else:
+        state[name] = _STATE_POOL[int(rng.integers(len(_STATE_POOL)))]
+    return write_members(_set_member(members, "schema.json", json.dumps(schema).encode()))
+
+
+def perturb_ints(rng, blob, members):
+    """Integer arrays (counts, indices, widths) changed while staying plausible: a count
+    moved between entries with the sum kept, an index past the end, int32 extremes, one
+    entry fewer."""
+    arrays = {n: np.load(io.BytesIO(d), allow_pickle=False) for n, d in members
+              if n.endswith(".npy")}
+    names = [n for n, a in arrays.items() if a.dtype.kind in "iu" and a.size]
+    if not names:
+        return replace_npy(rng, blob, members)
+    name = names[int(rng.integers(len(names)))]
+    a = arrays[name].astype(np.int64).ravel()
+    choice = int(rng.integers(4))
+    if choice == 0 and a.size >= 2:
+        shift = int(rng.choice([1, 10**8]))
+        a[0], a[-1] = a[0] + shift, a[-1] - shift
+    elif choice == 1:
+        a[int(rng.integers(a.size))] = a.max() + int(rng.integers(1, 10**6))
+    elif choice == 2:
+        a[int(rng.integers(a.size))] = int(rng.choice([2**31 - 1, -2**31]))
+    else:
+        a = a[:-1]
+    dtype = arrays[name].dtype
+    fits = a.size == 0 or (np.iinfo(dtype).min <= a.min() and a.max() <= np.iinfo(dtype).max)
+    a = a.astype(dtype if fits else np.int64)
+    a = a.reshape(arrays[name].shape) if a.size == arrays[name].size else a
+    return write_members(_set_member(members, name, npy_bytes(a)))
+
+
 MUTATIONS = [flip_bits, overwrite_run, truncate, patch_header_field, replace_npy,
-             replace_json, edit_json, swap_npy, restructure]
+             replace_json, edit_json, swap_npy, restructure, edit_state, perturb_ints]
 
 
 def check_outcome(path, X_in):
@@ -300,9 +422,12 @@ def run_fuzz(tmp_path, names, n, seed):
         for i in range(n):
             mutate = MUTATIONS[i % len(MUTATIONS)]
             path = tmp_path / f"{name}-{i}.skm"
-            path.write_bytes(mutate(rng, blob, members))
+            data = mutate(rng, blob, members)
+            path.write_bytes(data)
             try:
-                counts[check_outcome(path, X_in)] += 1
+                outcome = check_outcome(path, X_in)
+                counts[outcome] += 1
+                assert data != blob or outcome == "loaded", "the unmutated file is refused"
             except Exception as exc:  # noqa: BLE001 - every other exception is a finding
                 failures.append(f"{name} #{i} ({mutate.__name__}): {type(exc).__name__}: "
                                 f"{exc}"[:300])
@@ -311,7 +436,8 @@ def run_fuzz(tmp_path, names, n, seed):
 
 
 def test_fuzz_pipeline_files(tmp_path):
-    failures, counts = run_fuzz(tmp_path, ["scaled", "frame"], n=100, seed=0)
+    failures, counts = run_fuzz(tmp_path, ["scaled", "frame", "svc", "svc-sparse",
+                                           "nystrom-logistic"], n=66, seed=0)
     assert not failures, f"{len(failures)} of {sum(counts.values()) + len(failures)}:\n" + \
         "\n".join(failures)
     assert counts["error"] > counts["loaded"] > 0  # both outcomes are exercised
@@ -321,3 +447,46 @@ def test_fuzz_pipeline_files(tmp_path):
 def test_fuzz_pipeline_files_long(tmp_path):
     failures, _ = run_fuzz(tmp_path, list(MODELS), n=600, seed=1)
     assert not failures, "\n".join(failures)
+
+
+# --- good files, and rewrites that change nothing they mean, must load ------------------------
+
+def _equivalent_files(blob):
+    """``(how, bytes)``: the file as written, and rewrites of it with the same meaning."""
+    members = read_members(blob)
+    schema = json.loads(dict(members)["schema.json"])
+    yield "as written", blob
+    yield "members in reverse order", write_members(members[::-1])
+    yield "members stored uncompressed", write_members(members, compression=zipfile.ZIP_STORED)
+    yield "schema.json re-indented", write_members(
+        _set_member(members, "schema.json", json.dumps(schema, indent=2).encode()))
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_good_and_equivalent_files_load(name, tmp_path):
+    model, X_in = MODELS[name]
+    save(model, tmp_path / "good.skm")
+    expected = _outputs(model, X_in)
+    for how, data in _equivalent_files((tmp_path / "good.skm").read_bytes()):
+        (tmp_path / "same.skm").write_bytes(data)
+        got = _outputs(load(tmp_path / "same.skm"), X_in)
+        assert set(got) == set(expected), how
+        for method in expected:
+            assert_array_equal(got[method], expected[method], err_msg=f"{how}: {method}")
+
+
+def test_max_bytes_bounds_the_arrays_inside_npz_members(tmp_path):
+    model, X_in = MODELS["svc-sparse"]
+    save(model, tmp_path / "model.skm")
+    with zipfile.ZipFile(tmp_path / "model.skm") as zf:
+        outer = sum(info.file_size for info in zf.infolist())
+        inner = 0
+        for info in zf.infolist():
+            if info.filename.endswith(".npz"):
+                with zipfile.ZipFile(io.BytesIO(zf.read(info))) as npz:
+                    inner += sum(i.file_size for i in npz.infolist())
+    assert inner > 0
+    with pytest.raises(ModelFormatError, match=r"\.npz' holds arrays of .* exceeds max_bytes"):
+        load(tmp_path / "model.skm", max_bytes=outer + inner - 1)
+    loaded = load(tmp_path / "model.skm", max_bytes=outer + inner)
+    assert_array_equal(loaded.decision_function(X_in), model.decision_function(X_in))

@@ -42,37 +42,52 @@ with exactly one tag:
 
 Composite models: the ``"skops"`` container
 -------------------------------------------
-A ``Pipeline`` (``make_pipeline``) of scikit-learn preprocessing steps and sparsekernel
-estimators, a ``CalibratedClassifierCV``, or an estimator holding a fitted scikit-learn
-``SVC`` (the result of :func:`~sparsekernel.compress_svc`) is written as a
-`skops <https://skops.readthedocs.io>`_ file (``schema.json`` plus ``<id>.npy`` and, for
-sparse matrices, ``<id>.npz`` members) with our ``metadata.json`` added::
+A ``Pipeline`` (``make_pipeline``) of scikit-learn steps and sparsekernel estimators (for
+instance a feature map such as :class:`~sparsekernel.NystromFeatures` followed by a
+scikit-learn linear model), a ``ColumnTransformer``, a ``CalibratedClassifierCV``, or an
+estimator holding a fitted scikit-learn ``SVC`` (the result of
+:func:`~sparsekernel.compress_svc`) is written as a `skops <https://skops.readthedocs.io>`_
+file (``schema.json`` plus ``<id>.npy`` and, for sparse matrices, ``<id>.npz`` members) with
+our ``metadata.json`` added::
 
     {"format": "sparsekernel-model", "format_version": 1, "library_version": "0.1.0",
      "class": "Pipeline", "container": "skops", "skops_version": "0.16.0"}
 
 (a file without ``"container"`` has the layout above). Such a file may hold only
-sparsekernel estimators, these scikit-learn classes: ``Pipeline``, ``ColumnTransformer``,
-``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``, ``RobustScaler``, ``Normalizer``,
-``OneHotEncoder``, ``OrdinalEncoder``, ``PolynomialFeatures``, ``SimpleImputer``,
-``LabelEncoder``, ``CalibratedClassifierCV`` (and its internal calibrators,
-``IsotonicRegression``), ``SVC``; and plain values (numbers, strings, lists, tuples, dicts,
-slices, numpy arrays, scalars and dtypes, CSR matrices). :func:`save` refuses anything else
-(a ``FunctionTransformer``, an unknown estimator), naming where it sits, e.g.
+sparsekernel estimators, plain values (numbers, strings, lists, tuples, dicts, slices,
+numpy arrays, scalars and dtypes, CSR matrices) and these scikit-learn classes:
+
+- composition: ``Pipeline``, ``ColumnTransformer`` (its passthrough columns are the
+  identity ``FunctionTransformer``, the only one allowed: ``func=None``);
+- preprocessing: ``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``, ``RobustScaler``,
+  ``Normalizer``, ``Binarizer``, ``QuantileTransformer``, ``PowerTransformer``,
+  ``KBinsDiscretizer``, ``OneHotEncoder``, ``OrdinalEncoder``, ``PolynomialFeatures``,
+  ``SimpleImputer`` (without ``add_indicator``), ``VarianceThreshold``, ``PCA``,
+  ``TruncatedSVD``, ``LabelEncoder``, ``LabelBinarizer``;
+- linear models: ``LogisticRegression``, ``LinearSVC``, ``LinearSVR``, ``Ridge``,
+  ``RidgeClassifier``, ``SGDClassifier`` and ``SGDRegressor`` (with their loss objects),
+  ``LinearRegression``, ``Lasso``, ``ElasticNet``;
+- ``SVC`` (not with a callable or precomputed kernel), ``CalibratedClassifierCV`` (and its
+  internal calibrators, ``IsotonicRegression``).
+
+:func:`save` refuses anything else (a ``FunctionTransformer`` with a function, a
+``SplineTransformer``, whose B-splines hold a function and are evaluated by compiled code
+that trusts their knots, an unknown estimator), naming where it sits, e.g.
 ``Pipeline.steps[0][1]``. Scikit-learn objects keep their private state (they predict from
 it); sparsekernel estimators inside are checked as in the native layout and lose their
 private attributes, as there.
 
- and every attribute in ``vars(model)`` whose name
-ends with ``_`` and does not start with ``_``. Private attributes are *not* saved, so an
-estimator must be able to predict from its parameters and public fitted attributes alone
-(rebuilding any cache lazily). A value the format cannot store (say a ``RandomState`` as
-``random_state``) makes :func:`save` raise :class:`ModelFormatError` naming it; nothing is
-dropped silently. Two exceptions by design: parameters an estimator declares transient
-(``MapReduceSVC.client``, where a fit runs) are never written, and ignored in a file, so a
-model file cannot choose the cluster a later ``fit`` connects to; and :func:`save` refuses
-what :func:`load` would refuse (invalid parameters, fitted attributes the class's ``fit``
-does not set or with inconsistent shapes).
+What the native layout stores: the parameters (``get_params(deep=False)``) and every
+attribute in ``vars(model)`` whose name ends with ``_`` and does not start with ``_``.
+Private attributes are *not* saved, so an estimator must be able to predict from its
+parameters and public fitted attributes alone (rebuilding any cache lazily). A value the
+format cannot store (say a ``RandomState`` as ``random_state``) makes :func:`save` raise
+:class:`ModelFormatError` naming it; nothing is dropped silently. Two exceptions by design:
+parameters an estimator declares transient (``MapReduceSVC.client``, where a fit runs) are
+never written, and ignored in a file, so a model file cannot choose the cluster a later
+``fit`` connects to; and :func:`save` refuses what :func:`load` would refuse (invalid
+parameters, fitted attributes the class's ``fit`` does not set or with inconsistent
+shapes).
 
 Safety: model files are untrusted input. :func:`load` never executes code from the file:
 arrays are read without pickle, metadata with :mod:`json`, and classes are resolved only
@@ -81,7 +96,7 @@ through an allow-list (the estimators exported by ``sparsekernel.__all__`` and
 
 - the zip directory, before anything is decompressed: no duplicate, unexpected, encrypted
   or oddly compressed member; ``metadata.json`` at most 8 MiB and all members together
-  within ``load(max_bytes=...)`` (4 GiB by default);
+  within ``load(max_bytes=...)`` (4 GiB by default), decompressed;
 - ``metadata.json``: UTF-8 JSON nested at most 64 levels, at most 500,000 values, no
   duplicate keys and no ``NaN``/``Infinity`` literals; every node a value of the grammar
   above, with no extra keys;
@@ -98,17 +113,32 @@ through an allow-list (the estimators exported by ``sparsekernel.__all__`` and
   ``intercept_``, ...); then the model must compute finite values on one zero row.
 
 For a ``"skops"`` file, before skops reads anything: the same zip directory and size checks
-(members: ``metadata.json``, ``schema.json``, ``.npy``, ``.npz``), ``schema.json`` under the
-same JSON caps, every type it names in the allow-list above, every member it names present,
-and every ``.npy`` header (also inside ``.npz`` members) against its member's size. Any
-error skops raises becomes :class:`ModelFormatError`. The loaded object is then walked:
-only allowed types, arrays of the dtypes above, float arrays finite (NaN allowed only in
-``categories_`` and ``statistics_``, where honest models hold it), CSR matrices consistent,
-every sparsekernel estimator inside checked and probed as above, and the whole model must
-compute finite values on one probe row (zeros, or each encoded column's first category).
+(members: ``metadata.json``, ``schema.json``, ``.npy``, ``.npz``; the arrays inside ``.npz``
+members count against ``max_bytes`` with the members themselves), ``schema.json`` under the
+same JSON caps, every type it names in the allow-list above and built by the node kind
+skops writes for it (an array only from an ``.npy`` member, never by a constructor call; an
+estimator only from its attributes), every member it names present and of the matching
+kind, every ``.npy`` header (also inside ``.npz`` members, each of which must hold one CSR
+matrix) against its member's size. Any error skops raises becomes :class:`ModelFormatError`.
+The loaded object is then walked: only allowed types, arrays of the dtypes above, float
+arrays finite (NaN allowed only in ``categories_`` and ``statistics_``, infinite bin edges
+only in ``bin_edges_``, where honest models hold them), CSR matrices consistent. Every
+scikit-learn object is then validated structurally, innermost first and before any of its
+methods runs: its attributes exactly those its class's ``fit`` sets (a file written by a
+scikit-learn version whose classes hold other attributes is refused), its parameters as
+``fit`` checks them, every fitted array of the expected dtype, dimension and shape
+(consistent with ``n_features_in_``, the classes, the support vectors, ...), integer
+counts and indices in range (e.g. ``SVC``'s ``_n_support``, ``support_`` and the shapes of
+the ``_dual_coef_`` and ``_intercept_`` that libsvm reads), and private state derived from
+public state equal to what scikit-learn derives from it (``OneHotEncoder``'s output widths,
+``PolynomialFeatures``' output size). Every sparsekernel estimator inside is checked and
+probed as above, and a fitted model must compute finite values on one probe row (zeros,
+or each encoded column's first category). :func:`save` runs the same checks on the model
+in memory, so every file it writes loads.
 
 Anything else raises :class:`ModelFormatError`, whose message names the member at fault.
-A load holds each array once: its peak memory is about the model's size plus a few MiB.
+A native-layout load holds each array once; a ``"skops"`` load also holds each member's
+bytes while skops builds the arrays from them.
 
 Compatibility: a file whose ``format_version`` is newer than :data:`FORMAT_VERSION` raises
 :class:`ModelFormatError` naming both versions. Parameters absent from a file take the

@@ -8,29 +8,24 @@ attributes: ``ColumnTransformer`` (``_columns``, ``_remainder``), ``OneHotEncode
 ``_n_support``, ...) predict from private state, so an extension of our format would have
 to store (and validate) every private attribute of every allowed class, which is what skops,
 the maintained no-pickle format for scikit-learn objects, already does. We therefore wrap
-skops and keep our own checks around it (option (a), our layout extended with
-allow-listed scikit-learn classes rebuilt from public state, fails before any fuzzing:
-``OneHotEncoder``, ``SimpleImputer`` and ``SVC`` raise AttributeError on a private attribute
-once so rebuilt).
-
-Fuzz numbers (tests/test_io_pipeline.py, mutations in the style of test_io_fuzz.py aimed at
-``schema.json`` and the skops members too): 200 mutations of a StandardScaler + ReducedSVC
-pipeline and a ColumnTransformer pipeline on a pandas frame, 0 failures of the bar (162
-refused with ModelFormatError, 38 loaded and computing finite values on the real inputs);
-3,600 mutations of six composite models (seed 1), 0 failures (2,956 refused, 644 loaded).
-Measured peak memory of a load: about 3x the model's arrays (skops holds each member's
-bytes next to the array built from them until it returns); 273 MB for a 92 MB pipeline,
-within 2x + 100 MB only while models stay below about 100 MB.
+skops and keep our own checks around it (our layout extended with allow-listed scikit-learn
+classes rebuilt from public state fails at once: ``OneHotEncoder``, ``SimpleImputer`` and
+``SVC`` raise AttributeError on a private attribute once so rebuilt).
 
 Around :func:`skops.io.load`: the zip directory and sizes (shared with the native layout)
-before anything is decompressed; ``schema.json`` under the same JSON caps as
-``metadata.json``; every type the schema names against :func:`allowed_types` (stricter than
-skops' own defaults) and every ``.npy`` header (and those inside ``.npz`` members) against its
-member's size before skops reads it; any exception skops raises becomes ModelFormatError.
-The loaded object is then walked: arrays of allowed dtypes, float arrays finite (except
-NaN categories and imputation statistics, which honest models hold), CSR matrices
-consistent, every sparsekernel estimator checked as the native layout checks it (private
-attributes dropped, parameters, fitted state), and the whole model evaluated on a probe row.
+before anything is decompressed, the arrays inside ``.npz`` members counted against the
+same ``max_bytes``; ``schema.json`` under the same JSON caps as ``metadata.json``; every
+node of the schema against the node kinds skops writes for the allowed types (an array
+only from an ``.npy`` member, an estimator only as an ``ObjectNode``, ...), stricter than
+skops' own defaults; every ``.npy`` header (and those inside ``.npz`` members, which must
+hold a CSR matrix) against its member's size before skops reads it; any exception skops
+raises becomes ModelFormatError. The loaded object is then walked: only allowed types,
+arrays of allowed dtypes, float arrays finite (except where honest models hold NaN or
+infinite values), CSR matrices consistent; every scikit-learn object checked structurally
+(:mod:`._sklearn_checks`) and every sparsekernel estimator as the native layout checks it
+(private attributes dropped, parameters, fitted state), innermost first and before any of
+their methods runs; and the whole model evaluated on a probe row. :func:`save` runs the
+same walk and checks on the model in memory, so a file it writes loads.
 """
 
 from __future__ import annotations
@@ -45,6 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ..utils import format_bytes
 from ._codec import ModelFormatError, _csr_problem
 from ._container import (
     _READ_ERRORS,
@@ -55,33 +51,27 @@ from ._container import (
     read_metadata,
     zip_directory,
 )
+from ._sklearn_checks import check_object, checks, derived_attributes
 from ._spec import FittedStateError, check_fitted_state, probe
 
 __all__ = ["CONTAINER", "allowed_types", "check_saveable", "load_nested", "needs_nested",
            "write_nested"]
 
 CONTAINER = "skops"
-#: scikit-learn classes a model file may hold, by public module.
-_SKLEARN_CLASSES = {
-    "sklearn.pipeline": ["Pipeline"],
-    "sklearn.compose": ["ColumnTransformer"],
-    "sklearn.preprocessing": ["StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustScaler",
-                              "Normalizer", "OneHotEncoder", "OrdinalEncoder",
-                              "PolynomialFeatures", "LabelEncoder"],
-    "sklearn.impute": ["SimpleImputer"],
-    "sklearn.calibration": ["CalibratedClassifierCV", "_CalibratedClassifier",
-                            "_SigmoidCalibration", "_TemperatureScaling"],
-    "sklearn.isotonic": ["IsotonicRegression"],
-    "sklearn.svm": ["SVC"],
-}
+_NUMPY_SCALARS = (np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
+                  np.uint64, np.uint32, np.uint16, np.uint8, np.bool_)
 #: Plain values skops stores for these models.
 _PLAIN_TYPES = (dict, list, tuple, str, int, float, bool, slice, type(None), np.ndarray,
-                np.dtype, np.float64, np.float32, np.int64, np.int32, np.bool_,
-                sp.csr_matrix, sp.csr_array)
-# Floats that honest models hold as NaN: a missing-value category, the statistic of an
-# all-missing column.
-_NAN_ALLOWED = frozenset({"categories_", "statistics_"})
+                np.dtype, sp.csr_matrix, sp.csr_array, *_NUMPY_SCALARS)
+# Arrays where honest models hold non-finite floats: a missing-value category, the
+# statistic of an all-missing column (NaN), the outer edges of a constant feature's bin
+# (infinity); their owners' checks say which.
+_NONFINITE_ALLOWED = frozenset({"categories_", "statistics_", "bin_edges_"})
 _PROBE_METHODS = ("decision_function", "predict_proba", "predict", "transform")
+# The members scipy.sparse.save_npz writes for a CSR matrix.
+_NPZ_REQUIRED = frozenset({"data.npy", "indices.npy", "indptr.npy", "format.npy",
+                           "shape.npy"})
+_NPZ_SMALL = 4096
 
 
 def _name(cls):
@@ -90,18 +80,40 @@ def _name(cls):
 
 def allowed_types():
     """Return ``{qualified name: class}`` of every type a composite model file may hold."""
-    import importlib
-
     from ._persistence import allowed_classes
 
     types = {_name(cls): cls for cls in _PLAIN_TYPES}
     types.update({_name(cls): cls for cls in allowed_classes().values()})
-    for module, names in _SKLEARN_CLASSES.items():
-        for name in names:  # a private class may be absent from another scikit-learn version
-            cls = getattr(importlib.import_module(module), name, None)
-            if cls is not None:
-                types[_name(cls)] = cls
+    types.update({_name(cls): cls for cls in checks()})
     return types
+
+
+def _sklearn_names():
+    return sorted(cls.__name__ for cls in checks() if isinstance(cls, type)
+                  and issubclass(cls, BaseEstimator) and not cls.__name__.startswith("_"))
+
+
+def _node_types():
+    """``{skops node kind: qualified names of the types it may build}``: each allowed type
+    only through the node kind skops writes for it."""
+    from ._persistence import allowed_classes
+
+    scalars = {_name(t) for t in _NUMPY_SCALARS}
+    objects = {_name(c) for c in allowed_classes().values()}
+    objects |= {_name(c) for c, spec in checks().items() if spec.node == "ObjectNode"}
+    return {
+        "ObjectNode": objects,
+        "LossNode": {_name(c) for c, spec in checks().items() if spec.node == "LossNode"},
+        "NdArrayNode": {"numpy.ndarray"} | scalars,
+        "DTypeNode": {"numpy.dtype"},
+        "TypeNode": scalars | {f"builtins.{t}" for t in ("str", "int", "float", "bool")},
+        "JsonNode": {"builtins.str"},
+        "DictNode": {"builtins.dict"},
+        "ListNode": {"builtins.list"},
+        "TupleNode": {"builtins.tuple"},
+        "SliceNode": {"builtins.slice"},
+        "SparseMatrixNode": {_name(sp.csr_matrix), _name(sp.csr_array)},
+    }
 
 
 def needs_nested(model, registry):
@@ -116,15 +128,18 @@ def needs_nested(model, registry):
 # --- walking an object graph ---------------------------------------------------------------
 
 def _children(value):
-    """``(label, child)`` pairs of a container or an object's attributes."""
-    if isinstance(value, dict):
-        return [(f"[{k!r}]", v) for k, v in value.items()]
+    """``(label, child)`` pairs of a container or an object's attributes (without those its
+    class rebuilds at load)."""
+    if isinstance(value, dict):  # keys too: a file builds them with a type it names
+        return [(f".keys()[{i}]", k) for i, k in enumerate(value)] + [
+            (f"[{k!r}]", v) for k, v in value.items()]
     if isinstance(value, list | tuple):
         return [(f"[{i}]", v) for i, v in enumerate(value)]
     if isinstance(value, np.ndarray) and value.dtype == object:
         return [(f"[{i}]", v) for i, v in enumerate(value.ravel().tolist())]
     if hasattr(value, "__dict__") and not isinstance(value, type):
-        return [(f".{k}", v) for k, v in vars(value).items()]
+        derived = derived_attributes(value)
+        return [(f".{k}", v) for k, v in vars(value).items() if k not in derived]
     return []
 
 
@@ -138,27 +153,60 @@ def _walk(value, path, depth=0):
 
 
 def check_saveable(model):
-    """Refuse, naming it, any object in ``model`` the container may not hold, and any
-    sparsekernel estimator :func:`load` would refuse."""
-    types = allowed_types()
-    root = type(model).__name__
-    for path, value in _walk(model, root):
+    """Refuse, naming it, anything in ``model`` that :func:`load` would refuse: objects the
+    container may not hold, scikit-learn objects or sparsekernel estimators whose state is
+    not what their ``fit`` produces, and a fitted model failing on a probe row."""
+    prefix = f"Cannot save the {type(model).__name__}: "
+    _check_graph(model, loading=False, prefix=prefix)
+    if _is_fitted(model):
+        _probe_whole(model, prefix)
+
+
+def _check_graph(model, loading, prefix=""):
+    """Walk ``model``: every value of an allowed type, arrays and CSR matrices sound; then
+    check every estimator, innermost first (a container's checks read its parts)."""
+    types, table = allowed_types(), checks()
+    estimators = []
+    for path, value in _walk(model, type(model).__name__):
         if isinstance(value, type):
             if _name(value) not in types:
-                raise ModelFormatError(f"Cannot save the {root}: {path} is the type "
-                                       f"{_name(value)}, which model files may not hold.")
-        elif not _allowed(value, types):
+                raise ModelFormatError(f"{prefix}{path} is the type {_name(value)}, which "
+                                       "model files may not hold.")
+            continue
+        if not _allowed(value, types):
             raise ModelFormatError(
-                f"Cannot save the {root}: {path} is a {_name(type(value))}, which model "
-                f"files may not hold; allowed are the sparsekernel estimators and "
-                f"{', '.join(sorted(n for ns in _SKLEARN_CLASSES.values() for n in ns))}.")
-        elif _is_ours(value):
-            _check_ours(value, path, f"Cannot save the {root}: ")
+                f"{prefix}{path} is a {_name(type(value))}, which model files may not hold; "
+                f"allowed are the sparsekernel estimators and {', '.join(_sklearn_names())}.")
+        if isinstance(value, np.ndarray):
+            _check_array(value, f"{prefix}{path}")
+        elif sp.issparse(value):
+            _check_sparse(value, f"{prefix}{path}")
+        elif type(value) in table or _is_ours(value):
+            estimators.append((path, value))
+    checked = set()
+    for path, value in reversed(estimators):
+        if id(value) not in checked:
+            checked.add(id(value))
+            _check_estimator(value, path, loading, prefix)
+
+
+def _check_estimator(value, path, loading, prefix):
+    if _is_ours(value):
+        if loading:
+            _drop_private(value)
+        _check_ours(value, path, prefix)
+        return
+    try:
+        check_object(value, loading)
+    except Exception as exc:  # noqa: BLE001 - whatever a crafted state makes a check raise
+        problem = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        raise ModelFormatError(f"{prefix}{path} ({type(value).__name__}): "
+                               f"{problem[:300]}") from None
 
 
 def _allowed(value, types):
     if isinstance(value, np.dtype):  # each dtype has its own class (numpy.dtypes.*)
-        return value.kind in "biufcU"
+        return value.kind in "biufcU" and value.names is None and value.subdtype is None
     return types.get(_name(type(value))) is type(value)
 
 
@@ -183,13 +231,40 @@ def _check_ours(model, path, prefix=""):
         raise ModelFormatError(f"{prefix}{path} ({type(model).__name__}): {exc}") from None
 
 
+def _check_array(value, path):
+    if value.dtype != object:
+        check_array_dtype(value.dtype, path)
+    if value.dtype.kind in "fc" and not np.isfinite(value).all() and not any(
+            f".{name}" in path for name in _NONFINITE_ALLOWED):
+        raise ModelFormatError(f"{path} holds NaN or infinite values.")
+
+
+def _check_sparse(value, path):
+    problem = None
+    if value.format != "csr":
+        problem = f"it is in {value.format} format"
+    else:
+        problem = _csr_problem(value.data, value.indices, value.indptr, value.shape)
+    if problem is None and value.data.dtype.kind in "fc" and not np.isfinite(value.data).all():
+        problem = "it holds NaN or infinite values"
+    if problem:
+        raise ModelFormatError(f"the CSR matrix {path} is malformed: {problem}.")
+
+
+def _drop_private(model):
+    # The native layout never stores private attributes (caches are rebuilt lazily); a file
+    # must not inject them here either.
+    for name in [n for n in vars(model) if n.startswith("_")]:
+        delattr(model, name)
+
+
 # --- writing -------------------------------------------------------------------------------
 
 def write_nested(model, fh, metadata):
-    """Write ``model`` with skops, plus our ``metadata.json``, to the binary file ``fh``."""
+    """Write ``model`` (which :func:`check_saveable` accepted) with skops, plus our
+    ``metadata.json``, to the binary file ``fh``."""
     import skops.io
 
-    check_saveable(model)
     skops.io.dump(model, fh, compression=zipfile.ZIP_DEFLATED)
     fh.seek(0)
     with zipfile.ZipFile(fh, "a", zipfile.ZIP_DEFLATED) as zf:
@@ -198,39 +273,76 @@ def write_nested(model, fh, metadata):
 
 # --- reading -------------------------------------------------------------------------------
 
-def load_nested(fh, zf, members, metadata):
-    """The model in an opened skops-container file, once every check has passed."""
+def load_nested(fh, zf, members, metadata, max_bytes):
+    """The model in an opened skops-container file, once every check has passed.
+    ``max_bytes`` bounds the members and the arrays inside ``.npz`` members together."""
     if SCHEMA not in members:
         raise ModelFormatError(f"the {CONTAINER} container has no {SCHEMA}.")
     names = _check_schema(read_metadata(zf, members[SCHEMA]), members)
+    budget = max_bytes - sum(info.file_size for info in members.values())
     for name, info in members.items():
         if name.endswith(".npy"):
             check_npy_member(zf, info)
         elif name.endswith(".npz"):
-            _check_npz_member(zf, info)
+            budget -= _check_npz_member(zf, info, budget, max_bytes)
     model = _skops_load(fh, names)
     if type(model).__name__ != metadata.get("class"):
         raise ModelFormatError(f"{METADATA} names the class {metadata.get('class')!r}, but "
                                f"{SCHEMA} holds a {type(model).__name__}.")
-    _check_loaded(model)
+    _check_graph(model, loading=True)
+    if _is_fitted(model):
+        _probe_whole(model)
     return model
 
 
 def _check_schema(schema, members):
-    """Every type the schema names must be allowed, and every file it names a member;
-    returns the qualified type names (skops' trusted list)."""
-    types, found = allowed_types(), set()
+    """Every node of the schema must build an allowed type through the node kind skops
+    writes for it, and every file it names must be a member of the matching kind; returns
+    the qualified type names (skops' trusted list)."""
+    kinds, found = _node_types(), set()
+    allowed = set().union(*kinds.values())
     for node in _json_nodes(schema):
-        if "__class__" in node or "__module__" in node:
-            name = f"{node.get('__module__')}.{node.get('__class__')}"
-            if name not in types:
-                raise ModelFormatError(f"{SCHEMA} names the type {name[:100]!r}, which a model "
-                                       "file may not hold.")
-            found.add(name)
-        if "file" in node and not (isinstance(node["file"], str) and node["file"] in members):
-            raise ModelFormatError(f"{SCHEMA} refers to the member {str(node['file'])[:100]!r},"
-                                   " which the archive lacks.")
+        if not {"__class__", "__module__", "__loader__"} & set(node):
+            continue
+        loader, name = node.get("__loader__"), f"{node.get('__module__')}.{node.get('__class__')}"
+        if name not in allowed:
+            raise ModelFormatError(f"{SCHEMA} names the type {name[:100]!r}, which a model "
+                                   "file may not hold.")
+        if not isinstance(loader, str) or name not in kinds.get(loader, ()):
+            raise ModelFormatError(
+                f"{SCHEMA} builds the type {name!r} with a {str(loader)[:40]!r} node; a model "
+                f"file may build it only with {_kinds_of(name, kinds)}.")
+        _check_node_file(node, loader, members)
+        found.add(name)
     return sorted(found)
+
+
+def _kinds_of(name, kinds):
+    return " or ".join(repr(k) for k, names in kinds.items() if name in names)
+
+
+_FILE_EXTENSIONS = {"NdArrayNode": ".npy", "SparseMatrixNode": ".npz"}
+
+
+def _check_node_file(node, loader, members):
+    """The payload of an array or sparse node: a member of the right kind, or (object
+    arrays) a list of nodes."""
+    extension = _FILE_EXTENSIONS.get(loader)
+    kind = node.get("type")
+    if extension is None or (loader == "NdArrayNode" and kind == "json"
+                             and node.get("__class__") == "ndarray"):
+        if "file" in node:
+            raise ModelFormatError(f"{SCHEMA} gives a {loader} node a member to read.")
+        return
+    expected = "numpy" if loader == "NdArrayNode" else "scipy"
+    file = node.get("file")
+    if kind != expected or not (isinstance(file, str) and file.endswith(extension)):
+        raise ModelFormatError(f"{SCHEMA} has a {loader} node of type {str(kind)[:20]!r} "
+                               f"reading {str(file)[:100]!r}; expected type {expected!r} "
+                               f"and a {extension} member.")
+    if file not in members:
+        raise ModelFormatError(f"{SCHEMA} refers to the member {file[:100]!r}, which the "
+                               "archive lacks.")
 
 
 def _json_nodes(node):
@@ -244,19 +356,56 @@ def _json_nodes(node):
             stack.extend(item)
 
 
-def _check_npz_member(zf, info):
-    """An ``.npz`` member (a sparse matrix) is a zip of ``.npy`` arrays: the same checks."""
+def _check_npz_member(zf, info, budget, max_bytes):
+    """An ``.npz`` member is a zip of ``.npy`` arrays holding one CSR matrix: the same
+    checks as the archive, its arrays' decompressed sizes within what ``max_bytes`` leaves
+    (``budget``). Returns those sizes."""
+    name = info.filename
     try:
         with zf.open(info) as fh:
             inner = zipfile.ZipFile(io.BytesIO(fh.read(info.file_size + 1)))
     except _READ_ERRORS as exc:
-        raise ModelFormatError(f"cannot read member {info.filename!r}: {exc}.") from None
+        raise ModelFormatError(f"cannot read member {name!r}: {exc}.") from None
     with inner:
-        inner_members = zip_directory(inner, info.file_size)
-        for name, inner_info in inner_members.items():
-            if not name.endswith(".npy"):
-                raise ModelFormatError(f"member {info.filename!r} holds {name!r}, not an array.")
-            check_npy_member(inner, inner_info, extra_kinds="S" if name == "format.npy" else "")
+        declared = sum(i.file_size for i in inner.infolist())
+        if declared > budget:
+            raise ModelFormatError(
+                f"member {name!r} holds arrays of {format_bytes(declared)} decompressed; with "
+                f"the other members that exceeds max_bytes={format_bytes(max_bytes)}; pass a "
+                "larger max_bytes to load a model this big.")
+        inner_members = zip_directory(inner, budget)
+        if not (_NPZ_REQUIRED <= set(inner_members) <= _NPZ_REQUIRED | {"_is_array.npy"}):
+            raise ModelFormatError(
+                f"member {name!r} holds {sorted(inner_members)[:8]}, not the arrays of a "
+                f"sparse matrix ({', '.join(sorted(_NPZ_REQUIRED))}).")
+        for inner_name, inner_info in inner_members.items():
+            check_npy_member(inner, inner_info,
+                             extra_kinds="S" if inner_name == "format.npy" else "")
+        _check_npz_layout(inner, inner_members, name)
+    return declared
+
+
+def _check_npz_layout(inner, members, name):
+    """The small members that tell scipy what to build: a CSR matrix of a valid shape."""
+    small = {}
+    for key in ("format.npy", "shape.npy", "_is_array.npy"):
+        if key in members:
+            if members[key].file_size > _NPZ_SMALL:
+                raise ModelFormatError(f"member {name!r} has an oversized {key}.")
+            try:
+                small[key] = np.load(io.BytesIO(inner.read(members[key])), allow_pickle=False)
+            except _READ_ERRORS as exc:
+                raise ModelFormatError(f"cannot read {key} in member {name!r}: {exc}.") from None
+    fmt, shape = small["format.npy"], small["shape.npy"]
+    if not (fmt.shape == () and fmt.dtype.kind == "S" and fmt.item() == b"csr"):
+        raise ModelFormatError(f"member {name!r} holds a sparse matrix of format "
+                               f"{fmt.tolist()!r}; model files hold only CSR.")
+    if not (shape.shape == (2,) and shape.dtype.kind in "iu" and np.all(shape >= 0)):
+        raise ModelFormatError(f"member {name!r} declares the shape {shape.tolist()!r}; "
+                               "expected two non-negative ints.")
+    flag = small.get("_is_array.npy")
+    if flag is not None and not (flag.shape == () and flag.dtype.kind == "b"):
+        raise ModelFormatError(f"member {name!r} has a malformed _is_array.npy.")
 
 
 def _skops_load(fh, trusted):
@@ -273,66 +422,40 @@ def _skops_load(fh, trusted):
             f"{str(exc)[:200]}") from None
 
 
-def _check_loaded(model):
-    root = type(model).__name__
-    types = allowed_types()
-    for path, value in _walk(model, root):
-        if isinstance(value, type):
-            continue
-        if not _allowed(value, types):
-            raise ModelFormatError(f"{path} is a {_name(type(value))}, which a model file may "
-                                   "not hold.")
-        if isinstance(value, np.ndarray):
-            _check_array(value, path)
-        elif sp.issparse(value):
-            _check_sparse(value, path)
-        elif _is_ours(value):
-            _drop_private(value)
-            _check_ours(value, path)
-    _probe_whole(model)
+def _is_fitted(model):
+    """Whether ``model`` claims to be fitted (scikit-learn's test); an unfitted composite
+    is stored and loaded without a probe, and refuses to predict."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
 
-
-def _check_array(value, path):
-    if value.dtype != object:
-        check_array_dtype(value.dtype, path)
-    if value.dtype.kind in "fc" and not np.isfinite(value).all() and not any(
-            f".{name}" in path for name in _NAN_ALLOWED):
-        raise ModelFormatError(f"{path} holds NaN or infinite values.")
-
-
-def _check_sparse(value, path):
-    problem = _csr_problem(value.data, value.indices, value.indptr, value.shape)
-    if problem is None and value.data.dtype.kind in "fc" and not np.isfinite(value.data).all():
-        problem = "it holds NaN or infinite values"
-    if problem:
-        raise ModelFormatError(f"the CSR matrix {path} is malformed: {problem}.")
-
-
-def _drop_private(model):
-    # The native layout never stores private attributes (caches are rebuilt lazily); a file
-    # must not inject them here either.
-    for name in [n for n in vars(model) if n.startswith("_")]:
-        delattr(model, name)
+    try:
+        check_is_fitted(model)
+    except NotFittedError:
+        return False
+    except Exception:  # noqa: BLE001 - a crafted state; the probe will tell
+        return True
+    return True
 
 
 # --- the probe -----------------------------------------------------------------------------
 
-def _probe_whole(model):
+def _probe_whole(model, prefix=""):
     """Run every prediction and transform method of ``model`` on one row it accepts."""
-    X = _probe_input(model)
+    X = _probe_input(model, prefix)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         for method in _PROBE_METHODS:
             if not hasattr(model, method):
                 continue
             try:
-                out = np.asarray(getattr(model, method)(X))
+                out = getattr(model, method)(X)
             except Exception as exc:  # noqa: BLE001 - whatever a crafted model raises
                 raise ModelFormatError(
-                    f"the {type(model).__name__} fails on a probe row in {method}: "
+                    f"{prefix}the {type(model).__name__} fails on a probe row in {method}: "
                     f"{type(exc).__name__}: {str(exc)[:200]}") from None
+            out = out.data if sp.issparse(out) else np.asarray(out)
             if out.dtype.kind in "fc" and not np.isfinite(out).all():
-                raise ModelFormatError(f"the {type(model).__name__}'s {method} returns "
+                raise ModelFormatError(f"{prefix}the {type(model).__name__}'s {method} returns "
                                        "non-finite values on a probe row.")
 
 
@@ -342,13 +465,13 @@ def _first_step(model):
     return model
 
 
-def _probe_input(model):
+def _probe_input(model, prefix=""):
     """One row: each column's first category where an encoder reads it, else 0.0; a pandas
     frame when the model was fitted on one."""
     names = getattr(model, "feature_names_in_", None)
     d = getattr(model, "n_features_in_", None)
     if not (isinstance(d, numbers.Integral) and 0 < d <= 2**16):
-        raise ModelFormatError(f"the {type(model).__name__} has n_features_in_={d!r}, "
+        raise ModelFormatError(f"{prefix}the {type(model).__name__} has n_features_in_={d!r}, "
                                "expected an int from 1 to 65536.")
     row = [0.0] * int(d)
     for column, category in _encoded_columns(_first_step(model), names):

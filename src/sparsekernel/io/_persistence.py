@@ -47,7 +47,8 @@ def save(model, path):
     Parameters
     ----------
     model : estimator
-        An instance of an estimator class exported by ``sparsekernel`` (``__all__``).
+        An instance of an estimator class exported by ``sparsekernel`` (``__all__``), or a
+        composite model of the allowed scikit-learn classes (see :mod:`sparsekernel.io`).
     path : str or path-like
         Destination file, conventionally with the ``.skm`` extension. It is replaced only
         once the whole model has been written.
@@ -55,10 +56,10 @@ def save(model, path):
     Raises
     ------
     ModelFormatError
-        If the class is not a sparsekernel estimator, a parameter or public fitted attribute
-        holds a value the format cannot store (the message names it and its type), or the
-        fitted attributes are not those the class's ``fit`` sets (so :func:`load` would
-        refuse the file).
+        If the model holds a class the format does not allow, a parameter or fitted
+        attribute holds a value the format cannot store (the message names it and its
+        type), or the fitted state is not what the class's ``fit`` produces (so
+        :func:`load` would refuse the file).
     """
     registry = allowed_classes()
     if needs_nested(model, registry):
@@ -173,9 +174,11 @@ def load(path, *, max_bytes=DEFAULT_MAX_BYTES):
     path : str or path-like
         A file written by :func:`save`.
     max_bytes : int, float or str, default=4 GiB
-        Cap on the decompressed size of the whole file, checked from the zip headers before
-        anything is read (a number of bytes or a string such as ``'16GB'``; ``float('inf')``
-        for no cap). Peak memory of a load stays near the size of the arrays it returns.
+        Cap on the decompressed size of the whole file, the arrays inside a composite
+        model's ``.npz`` members included, checked from the zip headers before anything is
+        read (a number of bytes or a string such as ``'16GB'``; ``float('inf')`` for no
+        cap). Peak memory of a native-layout load stays near the size of the arrays it
+        returns.
 
     Returns
     -------
@@ -209,7 +212,7 @@ def _load_archive(fh, zf, limit):
     _check_header(metadata)
     container = metadata.get("container", "native")
     if container == CONTAINER:
-        return load_nested(fh, zf, members, metadata)
+        return load_nested(fh, zf, members, metadata, limit)
     if container != "native":
         raise ModelFormatError(f"unknown container {_short(container)} in {_METADATA} "
                                f"(expected 'native' or {CONTAINER!r}).")
