@@ -362,12 +362,15 @@ def test_tune_prints_best_pair(clf_files, tmp_path, capsys):
                             "--plot", str(plot), clf_files[0])
     assert status == 0, err
     lines = out.splitlines()
-    # 13 + 8 points, or 13 + 9 when the stage-2 box is shifted inside the search box
-    assert len(lines) in (22, 23) and lines[0].startswith("stage 1: log2c=")
+    # 13 + 8 points, or 13 + 9 when the stage-2 box is shifted inside the search box, the
+    # best pair, and grid.py's last line 'best_c best_g best_rate'
+    assert len(lines) in (23, 24) and lines[0].startswith("stage 1: log2c=")
     assert sum(line.startswith("stage 1:") for line in lines) == 13
     match = re.fullmatch(r"Best C = ([0-9.e+-]+), gamma = ([0-9.e+-]+), "
-                         r"CV accuracy = ([0-9.]+)%", lines[-1])
+                         r"CV accuracy = ([0-9.]+)%", lines[-2])
     assert match and float(match[3]) >= 60
+    c, g, rate = map(float, lines[-1].split())
+    assert (f"{c:g}", f"{g:g}", f"{rate:g}") == match.groups()
     assert plot.stat().st_size > 0
 
 
@@ -375,7 +378,8 @@ def test_tune_regression_reports_mean_squared_error(reg_files, capsys):
     status, out, err = _run(capsys, "tune", "-q", "-s", "3", "-v", "2", "--n-basis", "10",
                             reg_files[0])
     assert status == 0, err
-    assert re.fullmatch(r"Best C = \S+, gamma = \S+, CV mean squared error = \S+\n", out)
+    assert re.fullmatch(r"Best C = \S+, gamma = \S+, CV mean squared error = \S+\n"
+                        r"\S+ \S+ \S+\n", out)
 
 
 def test_tune_refuses_linear_kernel(clf_files, capsys):

@@ -25,6 +25,7 @@ from sparsekernel.datasets import (
     make_checkerboard,
     make_sine_regression,
 )
+from sparsekernel.datasets._svmlight import ReadLimitError
 
 _COMPRESSORS = {"": open, ".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
@@ -205,6 +206,86 @@ def test_svmlight_errors(tmp_path):
         load_svmlight_path(bad, zero_based="yes")
     with pytest.raises(TypeError, match="sequence"):
         load_svmlight_paths(str(bad))
+
+
+@pytest.mark.parametrize("bad_line, what", [
+    ("1 1:0.5 2:nan", "feature 2 is nan"),
+    ("1 1:-inf", "feature 1 is -inf"),
+    ("1 1:1e400", "feature 1 is inf"),
+    ("nan 1:1", "the label is nan"),
+    ("1e400 1:1", "the label is inf"),
+])
+@pytest.mark.parametrize("suffix", ["", ".xz"])
+def test_svmlight_finite_refuses_non_finite_values_with_the_line(bad_line, what, suffix,
+                                                                 tmp_path):
+    lines = ["1 1:1"] * 12_345 + ["# a comment", bad_line, "-1 2:1"]
+    path = _write(tmp_path / f"d.svm{suffix}", ("\n".join(lines) + "\n").encode())
+    match = rf"d\.svm{suffix}'.*line 12347: {what}; expected a finite number"
+    with pytest.raises(ValueError, match=match):
+        load_svmlight_path(path, finite=True)
+    with pytest.raises(ValueError, match=match):
+        list(SvmlightChunks(path, 1000, finite=True))
+    X, y = load_svmlight_path(path)  # by default the values are read as they are
+    assert not (np.isfinite(X.data).all() and np.isfinite(y).all())
+
+
+def test_svmlight_finite_float32_overflow(tmp_path):
+    path = _write(tmp_path / "d.svm", b"1 1:1\n-1 1:1e39\n")
+    with pytest.raises(ValueError, match="line 2: feature 1 is inf.*range of float32"):
+        load_svmlight_path(path, dtype=np.float32, finite=True)
+    assert load_svmlight_path(path, finite=True)[0][1, 0] == 1e39  # float64 holds it
+
+
+@pytest.mark.parametrize("zero_based, written", [(False, 100_000), (True, 99_999)])
+def test_svmlight_max_features_names_index_and_line(zero_based, written, tmp_path):
+    path = _write(tmp_path / "d.svm", f"1 1:1\n-1 2:1 {written}:0.5\n".encode())
+    with pytest.raises(ReadLimitError, match=rf"line 2: feature index {written} is beyond "
+                                             r"max_features=1000") as caught:
+        load_svmlight_path(path, zero_based=zero_based, max_features=1000)
+    assert (caught.value.line, caught.value.index) == (2, written)
+    assert caught.value.limit_name == "max_features" and isinstance(caught.value, ValueError)
+    with pytest.raises(ReadLimitError, match="n_features=5000: above max_features=1000"):
+        load_svmlight_path(path, n_features=5000, max_features=1000)
+    with pytest.raises(ReadLimitError, match="line 2: feature index"):
+        list(SvmlightChunks(path, 1, dense=True, zero_based=zero_based, max_features=1000))
+    X, _ = load_svmlight_path(path, zero_based=zero_based, max_features=100_000)
+    assert X.shape[1] == 100_000
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz", ".xz"])
+def test_svmlight_max_bytes_caps_what_reading_holds(suffix, tmp_path):
+    # 1.2 MB of text (a few KiB compressed) parsing to 100,000 rows and 200,000 values, 16
+    # bytes each: 4.8 MB. Reading stops once the count passes 1 MiB.
+    path = _write(tmp_path / f"d.svm{suffix}", b"1 1:1 2:0.5\n" * 100_000)
+    with pytest.raises(ReadLimitError, match=r"takes more than max_bytes=1048576 bytes"):
+        load_svmlight_path(path, max_bytes=2**20)
+    with pytest.raises(ReadLimitError, match="in one chunk of lines"):
+        list(SvmlightChunks(path, 50_000, max_bytes=2**20))
+    assert sum(len(y) for _, y in SvmlightChunks(path, 10_000, max_bytes=2**20)) == 100_000
+    assert load_svmlight_path(path, max_bytes=5 * 10**6)[0].shape == (100_000, 2)
+    with pytest.raises(ReadLimitError):
+        load_svmlight_path(path, max_bytes=47 * 10**5)
+    # One long line: its text is what reading holds.
+    long_line = _write(tmp_path / f"long.svm{suffix}", b"1 " + b" " * 3_000_000 + b"\n")
+    with pytest.raises(ReadLimitError, match="max_bytes=1048576"):
+        load_svmlight_path(long_line, max_bytes=2**20)
+
+
+@pytest.mark.parametrize("suffix", ["", ".xz"])
+def test_svmlight_nul_bytes_are_refused(suffix, tmp_path):
+    # A file of zeros is one 'line' of its whole size: refused at the first NUL byte.
+    path = _write(tmp_path / f"zeros{suffix}", b"1 1:1\n" + bytes(1_000_000))
+    with pytest.raises(ValueError, match=rf"zeros{suffix}'.*byte 6 is a NUL byte"):
+        load_svmlight_path(path)
+    with pytest.raises(ValueError, match="byte 6 is a NUL byte"):
+        list(SvmlightChunks(path, 10))
+
+
+def test_svmlight_error_quotes_a_huge_token_briefly(tmp_path):
+    path = _write(tmp_path / "d.svm", b"1 1:1\n1 1:" + b"x" * 1_000_000 + b"\n")
+    with pytest.raises(ValueError, match="line 2: could not convert") as caught:
+        load_svmlight_path(path)
+    assert len(str(caught.value)) < 600
 
 
 def test_svmlight_chunks_are_re_iterable(tmp_path):

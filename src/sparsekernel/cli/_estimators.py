@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, is_classifier, is_regressor
 from ..basis import BASIS_SELECTORS
 from ..kernels import KERNELS
 from ..svm import LowRankSVC, ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
+from ..utils import DEFAULT_MEMORY_BUDGET, format_bytes
 from ._options import (
     UsageError,
     class_weight_value,
@@ -113,8 +114,9 @@ def add_estimator_options(parser, exclude=()):
              "(from the kernel's spectrum, 4-10 sqrt(n)); default: auto")
     add("--basis", help=f"how the basis points are chosen: {', '.join(BASIS_SELECTORS)}; "
         "default: random")
-    add("--memory-budget", metavar="SIZE", help="kernel working memory, e.g. 512MB; "
-        "default: 1GB (LIBSVM's -m cache size is ignored)")
+    add("--memory-budget", metavar="SIZE", help="cap on the memory the data read into "
+        "memory and the fit each take, e.g. 512MB; default: the library's "
+        f"{format_bytes(DEFAULT_MEMORY_BUDGET)} (LIBSVM's -m cache size is ignored)")
     add("--max-iter", type=int, help="solver iterations per problem; default: 100")
     add("--random-state", type=int, metavar="SEED",
         help="seed of the basis selection and the cross-validation folds; default: 0")
@@ -163,9 +165,7 @@ def _libsvm_options():
         (("-b",), dict(type=int, choices=(0, 1), dest="probability", default=0,
                        metavar="probability_estimates",
                        help="1: also fit Platt's sigmoid on 5-fold cross-validated decision "
-                            "values, for 'predict -b 1' (default 0); where the model file "
-                            "format cannot hold it yet, an error says so and no model is "
-                            "saved")),
+                            "values, saved with the model for 'predict -b 1' (default 0)")),
         (("--class-weight",), dict(type=class_weight_value, action="append",
                                    metavar="LABEL:WEIGHT",
                                    help="written -wLABEL WEIGHT as in LIBSVM (-w1 5 -w-1 2): "

@@ -52,6 +52,10 @@ def run(argv=None):
         return BROKEN_PIPE
     except (OSError, ValueError) as exc:  # includes ModelFormatError and parameter errors
         return _fail(exc, status=1)
+    except MemoryError as exc:  # what no plan foresaw: say so in one line
+        detail = " ".join(str(exc).split()) or "the machine ran out of memory"
+        return _fail(f"out of memory: {detail}; lower --memory-budget, --n-basis or "
+                     "--chunk-size, or use a smaller file", status=1)
 
 
 def _dispatch(argv):

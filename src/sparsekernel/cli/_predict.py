@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-import numpy as np
-from sklearn.base import is_classifier
+import sys
 
-from ..datasets import load_svmlight_path
-from ..io import load
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import is_classifier
+from sklearn.utils import get_tags
+
+from ..io import ModelFormatError, load
+from ..utils import format_bytes
 from ._crossval import score_lines
 from ._estimators import add_quiet_option
+from ._files import memory_budget, output_file, read_data
 from ._options import UsageError
 from ._probability import predict_proba
 
@@ -37,24 +42,88 @@ def add_parser(subparsers):
     output.add_argument("--decision-values", action="store_true",
                         help="write the header 'labels ...' and, per line, the predicted "
                              "label and the decision value of each labelled column")
+    parser.add_argument("--memory-budget", metavar="SIZE",
+                        help="cap on the memory the test data read into memory and the "
+                             "prediction each take, e.g. 512MB; default: the model's")
     add_quiet_option(parser)
     parser.set_defaults(run=run)
 
 
 def run(args):
     """Load, predict, write and report."""
-    model = load(args.model_file)
+    model = _load_model(args.model_file)
     if (args.probability or args.decision_values) and not is_classifier(model):
         raise UsageError("-b 1 and --decision-values apply to classification models")
-    # Test files often never use the last feature index: read them at the model's width.
-    X, y = load_svmlight_path(args.test_file,
-                              n_features=getattr(model, "n_features_in_", None))
+    budget = memory_budget(args.memory_budget if args.memory_budget is not None
+                           else getattr(model, "memory_budget", None))
+    # Features beyond the model's are dropped below, so the width needs no limit here.
+    X, y = read_data(args.test_file, budget, limit_width=False)
+    X = _model_width(X, getattr(model, "n_features_in_", None), args.quiet)
+    X = _model_input(model, X, budget, args.test_file)
     predictions, table = _predict(args, model, X)
     if args.output_file is not None:
-        _write(args.output_file, predictions, table)
+        with output_file(args.output_file) as tmp:
+            _write(tmp, predictions, table)
     if not args.quiet:
         print("\n".join(score_lines(model, predictions, y)))
     return 0
+
+
+def _load_model(path):
+    """The model in ``path``; a LIBSVM model file is named as such."""
+    try:
+        return load(path)
+    except ModelFormatError:
+        with open(path, "rb") as fh:
+            head = fh.read(9)
+        if head == b"svm_type ":
+            raise ModelFormatError(
+                f"'{path}' is a LIBSVM model file (it starts with 'svm_type'), which "
+                "sparsekernel cannot read; train a sparsekernel model on the same data with "
+                "'sparsekernel train' (svm-train's options) and predict with that") from None
+        raise
+
+
+def _model_width(X, n_features, quiet):
+    """``X`` with the model's ``n_features`` columns: test files often never use the last
+    index (widened), and values of features the model never saw are dropped, as
+    svm-predict ignores them (with a note on standard error)."""
+    if n_features is None or X.shape[1] == n_features:
+        return X
+    unseen = X.indices >= n_features
+    if unseen.any():
+        if not quiet:
+            print(f"sparsekernel: note: {_unseen_note(X.indices[unseen], n_features)}",
+                  file=sys.stderr)
+        kept = np.concatenate([[0], np.cumsum(~unseen)])
+        X = sp.csr_matrix((X.data[~unseen], X.indices[~unseen], kept[X.indptr]),
+                          shape=X.shape)
+    return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
+
+
+def _unseen_note(columns, n_features):
+    """'3 values of features the model has not seen were ignored ... (index 200, 201 ...)'."""
+    indices = np.unique(columns) + 1  # as written in the file
+    listed = ", ".join(map(str, indices[:5])) + (", ..." if len(indices) > 5 else "")
+    values = "1 value was" if len(columns) == 1 else f"{len(columns)} values were"
+    return (f"{values} ignored, of features the model has not seen, as svm-predict ignores "
+            f"them (feature index {listed}; the model has {n_features} features)")
+
+
+def _model_input(model, X, budget, path):
+    """``X`` dense when the model (its first step) cannot take sparse input, e.g. a
+    ``StandardScaler`` that centres; refused when the dense matrix exceeds the budget."""
+    if get_tags(model).input_tags.sparse:
+        return X
+    steps = getattr(model, "steps", None)
+    first = type(steps[0][1] if steps else model).__name__
+    nbytes = X.shape[0] * X.shape[1] * X.dtype.itemsize
+    if nbytes > budget:
+        raise ValueError(
+            f"the model's first step, {first}, takes dense input only, and '{path}' as a "
+            f"dense matrix takes {format_bytes(nbytes)}, above --memory-budget "
+            f"{format_bytes(budget)}; raise --memory-budget or split the file")
+    return X.toarray()
 
 
 def _predict(args, model, X):

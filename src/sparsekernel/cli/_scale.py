@@ -5,18 +5,25 @@ zeros included) to [lower, upper]; a feature with min == max is dropped; only no
 results are written, so a sparse file stays sparse when 0 maps to 0 (e.g. ``-l 0`` on
 non-negative features). The range file is svm-scale's ('x', 'lower upper', then 'index min
 max' lines; a leading 'y' section with -y), so it round-trips with LIBSVM's own files.
+
+Unlike svm-scale, NaN and infinite values (in the data or a range file) are refused with the
+line, as ``train`` refuses them: they would turn whole columns into NaN. A range file saved
+with -s appears only once the scaled data are written.
 """
 
 from __future__ import annotations
 
+import argparse
+import math
 import sys
+from contextlib import nullcontext
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..datasets import load_svmlight_path
+from ..utils import format_bytes
+from ._files import BYTES_PER_FEATURE, memory_budget, output_file, read_data
 from ._options import UsageError
 
 __all__ = ["Scaling", "add_parser", "read_range", "write_range"]
@@ -51,38 +58,58 @@ def add_parser(subparsers):
                     "written.",
         usage="%(prog)s [options] DATA_FILE",
     )
-    parser.add_argument("-l", type=float, default=-1.0, dest="lower", metavar="lower",
+    parser.add_argument("-l", type=_finite, default=-1.0, dest="lower", metavar="lower",
                         help="x scaling lower limit (default -1)")
-    parser.add_argument("-u", type=float, default=1.0, dest="upper", metavar="upper",
+    parser.add_argument("-u", type=_finite, default=1.0, dest="upper", metavar="upper",
                         help="x scaling upper limit (default +1)")
-    parser.add_argument("-y", type=float, nargs=2, dest="y_limits",
+    parser.add_argument("-y", type=_finite, nargs=2, dest="y_limits",
                         metavar=("y_lower", "y_upper"),
                         help="y scaling limits (default: no y scaling)")
     parser.add_argument("-s", dest="save", metavar="save_filename",
                         help="save scaling parameters to save_filename")
     parser.add_argument("-r", dest="restore", metavar="restore_filename",
                         help="restore scaling parameters from restore_filename")
+    parser.add_argument("--memory-budget", metavar="SIZE",
+                        help="cap on the memory the data read into memory take, e.g. 512MB; "
+                             "default: the library's")
     parser.add_argument("data_file", metavar="DATA_FILE")
     parser.set_defaults(run=run)
 
 
+def _finite(text):
+    """A finite float (-l, -u, -y)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
 def run(args):
-    """Read, compute or restore the scaling, save it, write the scaled rows."""
+    """Read, compute or restore the scaling, write the scaled rows, then save the scaling."""
     if not args.upper > args.lower or (args.y_limits and not args.y_limits[1] > args.y_limits[0]):
         raise UsageError("inconsistent lower/upper specification")
     if args.save and args.restore:
         raise UsageError("cannot use -r and -s simultaneously")
-    restored = read_range(args.restore) if args.restore else None
-    X, y = load_svmlight_path(args.data_file, zero_based=False)
+    if sys.stdout is None:  # started with standard output closed ('>&-')
+        raise ValueError("standard output is closed, and scale writes the scaled data there; "
+                         "redirect it to a file: sparsekernel scale [options] DATA_FILE > "
+                         "scaled_file")
+    budget = memory_budget(args.memory_budget)
+    restored = read_range(args.restore, budget) if args.restore else None
+    X, y = read_data(args.data_file, budget)
     width = max([X.shape[1], *(restored.features if restored else ())])
     X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
     X.sort_indices()
     scaling = _scaling(X, y, args)
     if restored is not None:
         _restore(scaling, restored, args)
-    if args.save:
-        write_range(args.save, scaling)
-    new_nonzeros = _write_scaled(sys.stdout, X, y, scaling)
+    with output_file(args.save) if args.save else nullcontext() as range_file:
+        if range_file is not None:
+            write_range(range_file, scaling)
+        new_nonzeros = _write_scaled(sys.stdout, X, y, scaling)
     if new_nonzeros > X.nnz:
         print(f"WARNING: original #nonzeros {X.nnz}\n"
               f"       > new      #nonzeros {new_nonzeros}\n"
@@ -161,11 +188,19 @@ def write_range(path, s):
     lines += ["x", f"{s.lower:.17g} {s.upper:.17g}"]
     lines += [f"{j + 1} {s.fmin[j]:.17g} {s.fmax[j]:.17g}"
               for j in np.flatnonzero(s.fmin != s.fmax)]
-    Path(path).write_text("\n".join(lines) + "\n", encoding="ascii")
+    with open(path, "w", encoding="ascii") as out:
+        out.write("\n".join(lines) + "\n")
 
 
-def read_range(path):
+def read_range(path, budget=None):
     """Read a range file written by ``-s`` or by LIBSVM's svm-scale.
+
+    Parameters
+    ----------
+    path : str
+    budget : int, optional
+        Bytes (default: the library's memory budget): the file may hold at most this much,
+        and its feature indices at most what :data:`BYTES_PER_FEATURE` per feature allows.
 
     Returns
     -------
@@ -174,31 +209,60 @@ def read_range(path):
     Raises
     ------
     ValueError
-        A malformed line (the message names the file and the line number).
+        A malformed line, a NaN or infinite number, or a file beyond the budget (the
+        message names the file and the line number).
     """
-    lines = Path(path).read_text(encoding="ascii").splitlines()
+    budget = memory_budget(budget)
+    data = _read_at_most(path, budget + 1)
+    if len(data) > budget:
+        raise ValueError(f"'{path}' holds more than {format_bytes(budget)}, above "
+                         f"--memory-budget {format_bytes(budget)}: not a range file")
+    try:
+        lines = data.decode("ascii").splitlines()
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"'{path}' is not a range file: byte {exc.start} is not ASCII") from None
     y_part, start = None, 0
     if lines and lines[0].strip() == "y":
         y_part, start = (*_numbers(path, lines, 1, 2), *_numbers(path, lines, 2, 2)), 3
     if start >= len(lines) or lines[start].strip() != "x":
         return RangeFile(None, {}, y_part)
-    features = {}
+    features, max_index = {}, max(budget // BYTES_PER_FEATURE, 1)
     for k in range(start + 2, len(lines)):
         if lines[k].strip():
             index, low, high = _numbers(path, lines, k, 3)
-            if index != int(index) or index < 1:
-                raise ValueError(f"'{path}' line {k + 1}: feature index must be an int >= 1")
+            if index != int(index) or not 1 <= index <= max_index:
+                raise ValueError(f"'{path}' line {k + 1}: expected a feature index from 1 to "
+                                 f"{max_index} (what --memory-budget {format_bytes(budget)} "
+                                 f"allows), got {lines[k].split()[0]!r}")
             features[int(index)] = (low, high)
     return RangeFile(tuple(_numbers(path, lines, start + 1, 2)), features, y_part)
 
 
+def _read_at_most(path, size, block=2**20):
+    """The first ``size`` bytes of ``path`` (fewer if it is shorter), read block by block:
+    ``read(size)`` would allocate ``size`` bytes however short the file."""
+    blocks, total = [], 0
+    with open(path, "rb") as fh:
+        while total < size:
+            data = fh.read(min(block, size - total))
+            if not data:
+                break
+            blocks.append(data)
+            total += len(data)
+    return b"".join(blocks)
+
+
 def _numbers(path, lines, k, count):
-    """The ``count`` numbers on line ``k`` (0-based) of a range file."""
+    """The ``count`` finite numbers on line ``k`` (0-based) of a range file."""
     fields = lines[k].split() if k < len(lines) else []
     try:
         if len(fields) != count:
             raise ValueError
-        return [float(f) for f in fields]
+        numbers = [float(f) for f in fields]
     except ValueError:
         raise ValueError(f"'{path}' line {k + 1}: expected {count} numbers, got "
                          f"{' '.join(fields)!r}") from None
+    if not all(map(math.isfinite, numbers)):
+        raise ValueError(f"'{path}' line {k + 1}: expected {count} finite numbers, got "
+                         f"{' '.join(fields)!r}")
+    return numbers

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 from sklearn.base import is_classifier
 
-from ..datasets import SvmlightChunks, load_svmlight_path
-from ..io import ModelFormatError, save
+from ..io import save
 from ._crossval import cross_validation_lines
 from ._estimators import add_estimator_options, make_estimator
+from ._files import memory_budget, output_file, read_chunks, read_data
 from ._options import UsageError
 from ._probability import fit_with_probability
 
@@ -59,12 +59,18 @@ def default_model_file(train_file):
 
 
 def load_training_data(args, dtype=np.float64):
-    """``(X, y)`` of ``args.train_file``, read in memory."""
-    return load_svmlight_path(args.train_file, n_features=args.n_features, dtype=dtype)
+    """``(X, y)`` of ``args.train_file``, read in memory within ``--memory-budget``."""
+    return read_data(args.train_file, memory_budget(args.memory_budget),
+                     n_features=args.n_features, dtype=dtype,
+                     streamed="'train --model lowrank'" if args.command != "tune" else None)
 
 
 def run(args):
-    """Cross-validate (``-v``), or fit, save and print one summary line."""
+    """Cross-validate (``-v``), or fit, score, save and print one summary line.
+
+    The training score is computed before the model is saved, so a Ctrl-C at any point
+    before the end leaves no model file.
+    """
     model, task = make_estimator(args)
     _check_modes(args, model, task)
     if args.folds is not None:
@@ -73,27 +79,16 @@ def run(args):
         return 0
     model_file = args.model_file or default_model_file(args.train_file)
     start = time.perf_counter()
-    model, chunks = _fit(model, args)
+    model, chunks, streamed = _fit(model, args)
     seconds = time.perf_counter() - start
-    _save(model, model_file)
+    how = f" (streamed in chunks of {model.chunk_size} rows)" if streamed else ""
+    summary = (f"{type(model).__name__}: {training_score(model, chunks)}, "
+               f"{describe_size(model)}, fit {seconds:.3g} s{how}; saved to {model_file}")
+    with output_file(model_file) as tmp:
+        save(model, tmp)
     if not args.quiet:
-        how = (f" (streamed in chunks of {model.chunk_size} rows)"
-               if isinstance(chunks, SvmlightChunks) else "")
-        print(f"{type(model).__name__}: {training_score(model, chunks)}, "
-              f"{describe_size(model)}, fit {seconds:.3g} s{how}; saved to {model_file}")
+        print(summary)
     return 0
-
-
-def _save(model, model_file):
-    try:
-        save(model, model_file)
-    except ModelFormatError as exc:
-        if not hasattr(model, "probA_"):
-            raise
-        raise ModelFormatError(
-            f"-b 1: the model file format cannot hold the probability estimates of "
-            f"{type(model).__name__} yet (Platt's sigmoid parameters probA_ and probB_); "
-            f"no model was saved. Train without -b 1. ({exc})") from exc
 
 
 def _check_modes(args, model, task):
@@ -115,15 +110,16 @@ def cv_seed(args):
 
 
 def _fit(model, args):
-    """The fitted model and the ``(X, y)`` chunks to score it on."""
+    """The fitted model, the ``(X, y)`` chunks to score it on, and whether it streamed."""
     if _streamed(args, model):  # the file is read chunk by chunk, to fit and again to score
         dtype = np.float32 if args.float32 else np.float64
-        chunks = SvmlightChunks(args.train_file, model.chunk_size, args.n_features, dtype)
-        return model.fit_stream(chunks), chunks
+        chunks = read_chunks(args.train_file, model.chunk_size, args.n_features, dtype,
+                             memory_budget(args.memory_budget))
+        return model.fit_stream(chunks), chunks, True
     X, y = load_training_data(args)
     if args.probability:
-        return fit_with_probability(model, X, y, cv_seed(args)), [(X, y)]
-    return model.fit(X, y), [(X, y)]
+        return fit_with_probability(model, X, y, cv_seed(args)), [(X, y)], False
+    return model.fit(X, y), [(X, y)], False
 
 
 def training_score(model, chunks):
@@ -140,8 +136,10 @@ def training_score(model, chunks):
 
 
 def describe_size(model):
-    """How many basis functions the fitted model evaluates per prediction."""
+    """How many basis functions the fitted model evaluates per prediction, and whether
+    ``n_basis='auto'`` chose that number."""
     basis = getattr(model, "basis_", None)
     if basis is None:
         return f"linear in {model.n_features_in_} features (no basis functions)"
-    return f"{basis.shape[0]} basis functions"
+    chosen = " (chosen by --n-basis auto)" if model.get_params().get("n_basis") == "auto" else ""
+    return f"{basis.shape[0]} basis functions{chosen}"

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import sys
+import warnings
+from pathlib import Path
 
-from ..model_selection import UniformDesignSearchCV
+from ..model_selection import UniformDesignSearchCV, check_search_boundary
+from ..model_selection._uniform_design import SearchBoundaryWarning
 from ._crossval import cv_splitter
 from ._estimators import add_estimator_options, make_estimator
+from ._files import output_file
 from ._options import UsageError, folds_value
 from ._train import cv_seed, load_training_data
 
@@ -19,7 +25,8 @@ with the nested uniform design of Huang et al. (2007): 13 points over the search
 8 more around the best of them (9 + 4 from 10,000 rows on), instead of grid.py's 110-point
 grid. Every point is one -v n-fold cross-validation of 'sparsekernel train' with the other
 options given here. The C found is this library's C (see 'sparsekernel train --help'), to
-be passed to 'sparsekernel train -c'.
+be passed to 'sparsekernel train -c'. The last line is grid.py's: best C, best gamma and
+the best rate (CV accuracy in percent, or the mean squared error), separated by spaces.
 """
 
 
@@ -79,12 +86,25 @@ def run(args):
         cv=cv_splitter(not regression, args.search_folds, seed),
         scoring="neg_mean_squared_error" if regression else None, refit=False,
         error_score="raise", random_state=seed,  # a failed fit stops the search, with its error
-    ).fit(X, y)
+    )
+    with _boundary_warnings_silenced():  # said once below, in the command line's terms
+        search.fit(X, y)
     lines = [] if args.quiet else _point_lines(search, regression)
-    print("\n".join([*lines, _best_line(search, regression)]))
+    print("\n".join([*lines, _best_line(search, regression), _grid_line(search, regression)]))
+    for line in _boundary_lines(search):
+        print(line, file=sys.stderr)
     if args.plot:
-        _plot(search, args.plot)
+        with _boundary_warnings_silenced():
+            _plot(search, args.plot)
     return 0
+
+
+@contextlib.contextmanager
+def _boundary_warnings_silenced():
+    """Ignore the library's SearchBoundaryWarning (a Python warning with a source path)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SearchBoundaryWarning)
+        yield
 
 
 def _rate(score, regression):
@@ -107,6 +127,34 @@ def _best_line(search, regression):
     return f"Best C = {C:g}, gamma = {gamma:g}, {what}"
 
 
+def _grid_line(search, regression):
+    """grid.py's last line, 'best_c best_g best_rate' (the rate as svm-train prints it)."""
+    C, gamma = search.best_params_["C"], search.best_params_["gamma"]
+    rate = float(f"{_rate(search.best_score_, regression):g}")
+    return f"{float(C)} {float(gamma)} {rate}"
+
+
+#: The grid.py option that sets each axis of the search box.
+_BOX_OPTIONS = {"C_range": ("C", "-log2c"), "gamma_range": ("gamma", "-log2g")}
+
+
+def _boundary_lines(search):
+    """One warning per edge of the search box the best point lies on, with the option that
+    widens it (the library's SearchBoundaryWarning, in the command line's terms)."""
+    lines = []
+    for range_name, side in check_search_boundary(search, warn=False):
+        name, option = _BOX_OPTIONS[range_name]
+        lo, hi = search.search_box_[0 if name == "C" else 1]
+        extra = (hi - lo) / 2
+        wider = (lo - extra, hi) if side == "lower" else (lo, hi + extra)
+        lines.append(
+            f"sparsekernel: warning: the best {name} = {search.best_params_[name]:g} "
+            f"(log2 {math.log2(search.best_params_[name]):.4g}) lies on the {side} edge of "
+            f"the search box {option} {lo:.4g},{hi:.4g}; the optimum may lie beyond it: "
+            f"widen it, e.g. {option} {wider[0]:.4g},{wider[1]:.4g}")
+    return lines
+
+
 def _plot(search, path):
     try:
         from matplotlib.figure import Figure
@@ -118,4 +166,5 @@ def _plot(search, path):
 
     figure = Figure(figsize=(6, 5))  # no pyplot: no GUI backend, no global state
     plot_ud_search(search, ax=figure.subplots())
-    figure.savefig(path, dpi=100)
+    with output_file(path) as tmp:  # the format from the name given, as savefig(path)
+        figure.savefig(tmp, dpi=100, format=Path(path).suffix[1:].lower() or "png")

@@ -5,6 +5,11 @@ whose rows mix conventions would otherwise be shifted silently (one stray ``0:``
 scikit-learn's ``'auto'`` read every row zero-based). ``'auto'`` switches to zero-based only
 when an index 0 occurs, with a warning naming the file and line. Every parse error names the
 file and line.
+
+Files are untrusted: ``finite=True`` refuses NaN and infinite values (``1e400`` reads as inf),
+and ``max_bytes`` / ``max_features`` bound what reading may hold (the text and parsed values,
+and the width that per-feature arrays of the consumer will take) before it is allocated. A
+NUL byte is always an error (a file of zeros would otherwise be one line of its whole size).
 """
 
 from __future__ import annotations
@@ -27,11 +32,101 @@ __all__ = ["SvmlightChunks", "load_svmlight_path", "load_svmlight_paths"]
 _CONSTRAINTS = {
     "n_features": [None, Interval("int", 1, None, closed="left")],
     "zero_based": [Options(True, False, "auto")],
+    "finite": ["boolean"],
+    "max_features": [None, Interval("int", 1, None, closed="left")],
+    "max_bytes": [None, Interval("int", 1, None, closed="left")],
 }
 _PARSE_ERRORS = (ValueError, OverflowError)
 #: Lines per block when a file is re-read to find the line at fault.
 _BLOCK_LINES = 10_000
 _ONE_BASED_HINT = "pass zero_based=True if the file's indices start at 0"
+#: Longest parser message quoted in an error (it may repeat a whole malformed line).
+_MAX_MESSAGE = 200
+#: Read size of a data file: ``max_bytes`` is exact to within this many bytes.
+_READ_BUFFER = 2**16
+
+
+class ReadLimitError(ValueError):
+    """Reading a file would exceed ``max_bytes`` or ``max_features``; raised before it does.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+    limit_name : {'max_bytes', 'max_features'}
+    limit : int
+    index : int or None
+        The feature index as written in the file (``max_features``), or None.
+    line : int or None
+        The line holding ``index``, or None.
+    """
+
+    def __init__(self, message, path, limit_name, limit, index=None, line=None):
+        super().__init__(message)
+        self.path, self.limit_name, self.limit = path, limit_name, limit
+        self.index, self.line = index, line
+
+
+class _NotText(ValueError):
+    """A NUL byte: the file is not text (and one 'line' of it could be the whole file)."""
+
+
+#: Bytes sklearn's parser holds per row (label, row pointer) and per value (value, index).
+_PARSED_BYTES = 16
+
+
+class _CheckedStream(io.RawIOBase):
+    """A binary stream over a data file that refuses NUL bytes and, with ``limit``, raises
+    :class:`ReadLimitError` once reading holds more than ``limit`` bytes since it was opened
+    or restarted: the text, or the parsed rows and values (``_PARSED_BYTES`` each, counted
+    as newlines and colons), whichever is more."""
+
+    def __init__(self, raw, path, limit, per_chunk):
+        super().__init__()
+        self._raw, self._path, self._limit, self._per_chunk = raw, path, limit, per_chunk
+        self._offset = self._text = self._items = 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        data = self._raw.read(len(buffer))
+        n = len(data)
+        buffer[:n] = data
+        if b"\0" in data:
+            position = self._offset + data.index(b"\0")
+            raise _NotText(f"Could not read '{self._path}' as an SVMlight/LIBSVM file: byte "
+                           f"{position} is a NUL byte, which no text file holds")
+        self._offset += n
+        if self._limit is not None:
+            self._text += n
+            self._items += data.count(b"\n") + data.count(b":")
+            if max(self._text, _PARSED_BYTES * self._items) > self._limit:
+                raise self._beyond_limit()
+        return n
+
+    def _beyond_limit(self):
+        where = " in one chunk of lines" if self._per_chunk else ""
+        return ReadLimitError(
+            f"Could not read '{self._path}' as an SVMlight/LIBSVM file: reading it{where} takes "
+            f"more than max_bytes={self._limit} bytes (its text, or {_PARSED_BYTES} bytes per "
+            "row and per value parsed); pass a larger max_bytes",
+            self._path, "max_bytes", self._limit)
+
+    def restart(self):
+        """Count from zero again (the next chunk of lines)."""
+        self._text = self._items = 0
+
+    def close(self):
+        try:
+            self._raw.close()
+        finally:
+            super().close()
+
+
+def _open_text(path, max_bytes, per_chunk=False):
+    """``path`` opened for binary reading (decompressed), checked by :class:`_CheckedStream`."""
+    checked = _CheckedStream(open_binary(path), path, max_bytes, per_chunk)
+    return io.BufferedReader(checked, _READ_BUFFER)
 
 
 def _existing_file(path):
@@ -50,18 +145,23 @@ def _parse_bytes(source, dtype):
     return sp.csr_matrix(X), np.asarray(y, dtype=np.float64)
 
 
-def _read_raw(path, dtype):
+def _read_raw(path, dtype, max_bytes=None):
     """``(X, y)`` of one file with raw indices; an error names the file and line at fault."""
     try:
-        with open_binary(path) as fh:
+        with _open_text(path, max_bytes) as fh:
             return _parse_bytes(fh, dtype)
+    except (ReadLimitError, _NotText):
+        raise
     except _PARSE_ERRORS + decompression_errors(path) as exc:
         raise _located_error(path, dtype, exc) from None
 
 
+def _error_text(path, line, message):
+    return f"Could not read '{path}' as an SVMlight/LIBSVM file: line {line}: {message}"
+
+
 def _error(path, line, message):
-    return ValueError(f"Could not read '{path}' as an SVMlight/LIBSVM file: line {line}: "
-                      f"{message}")
+    return ValueError(_error_text(path, line, message))
 
 
 def _located_error(path, dtype, exc):
@@ -79,11 +179,13 @@ def _located_error(path, dtype, exc):
     return ValueError(f"Could not read '{path}' as an SVMlight/LIBSVM file: {exc}")
 
 
-def _line_blocks(path, n_lines=_BLOCK_LINES):
-    """Yield ``(number of the first line, lines)`` for consecutive blocks of ``n_lines``."""
+def _line_blocks(path, n_lines=_BLOCK_LINES, max_bytes=None):
+    """Yield ``(number of the first line, lines)`` for consecutive blocks of ``n_lines``
+    (each of at most about ``max_bytes`` bytes, if set)."""
     errors, first = decompression_errors(path), 1
-    with open_binary(path) as fh:
+    with _open_text(path, max_bytes, per_chunk=True) as fh:
         while True:
+            fh.raw.restart()
             lines = []
             try:
                 lines.extend(itertools.islice(fh, n_lines))  # keeps the lines read on error
@@ -110,6 +212,8 @@ def _first_bad_line(lines, dtype):
         _parse_bytes(io.BytesIO(lines[lo]), dtype)
     except _PARSE_ERRORS as exc:
         message = str(exc)
+    if len(message) > _MAX_MESSAGE:  # the parser may quote a whole (huge) token
+        message = message[:_MAX_MESSAGE - 3] + "..."
     return lo, f"{message} ({_excerpt(lines[lo])})"
 
 
@@ -203,7 +307,51 @@ def _too_wide(path, line, column, n_features, zero_based):
                               "pass a larger n_features")
 
 
-def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based=False):
+def _beyond_max_features(path, line, column, max_features, zero_based):
+    """The error for a file using a column (0-based ``column``) past ``max_features``."""
+    index = column if zero_based else column + 1  # as written in the file
+    return ReadLimitError(
+        _error_text(path, line, f"feature index {index} is beyond max_features={max_features}; "
+                                "pass a larger max_features"),
+        path, "max_features", max_features, index, line)
+
+
+def _check_max_features(path, n_features, max_features):
+    """Refuse an ``n_features`` above ``max_features`` before anything is read."""
+    if None not in (n_features, max_features) and n_features > max_features:
+        raise ReadLimitError(
+            f"Could not read '{path}' at n_features={n_features}: above max_features="
+            f"{max_features}", path, "max_features", max_features, n_features)
+
+
+def _first_nonfinite(X, y, zero_based):
+    """``(row, what)`` of the first row holding a NaN or infinite value or label, or None."""
+    found = []
+    bad = ~np.isfinite(X.data)
+    if bad.any():
+        pos = int(np.argmax(bad))
+        index = int(X.indices[pos]) + (0 if zero_based else 1)
+        found.append((_row_of(X, pos), f"feature {index} is {X.data[pos]}"))
+    bad = ~np.isfinite(y)
+    if bad.any():
+        row = int(np.argmax(bad))
+        found.append((row, f"the label is {y[row]}"))
+    return min(found, default=None)
+
+
+def _check_finite(path, X, y, zero_based, line_of_row):
+    """Raise a ValueError naming the line of the first NaN or infinite value or label."""
+    first = _first_nonfinite(X, y, zero_based)
+    if first is None:
+        return
+    row, what = first
+    note = (f" (a value beyond the range of {X.dtype}, such as 1e400, reads as inf)"
+            if "inf" in what else "")
+    raise _error(path, line_of_row(row), f"{what}; expected a finite number{note}")
+
+
+def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based=False, *,
+                        finite=False, max_features=None, max_bytes=None):
     """Load several SVMlight/LIBSVM files with one common number of features.
 
     Use it for train/validation/test files that must line up column by column, e.g.
@@ -225,6 +373,19 @@ def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based=Fal
         an index 0 is an error naming its file and line. ``"auto"``: one-based unless some
         file uses index 0, in which case every file is read zero-based, with a warning
         naming the first such file and line.
+    finite : bool, default=False
+        Refuse NaN and infinite values and labels (a value beyond the dtype's range, such
+        as ``1e400``, reads as inf): a ValueError names the file and line.
+    max_features : int or None, default=None
+        Cap on the number of columns: a file naming a larger feature index (or a larger
+        ``n_features``) raises a ``ValueError`` naming the file and line, before anything
+        of that width is allocated (the parsed matrix is sparse, so only its consumers'
+        per-feature arrays would be). ``None``: no cap.
+    max_bytes : int or None, default=None
+        Cap on what reading one file holds: its (decompressed) text, or the parsed rows and
+        values (16 bytes each), whichever is more; reading stops with a ``ValueError`` once
+        a file needs more. ``None``: no cap. (A NUL byte, which no text file holds, is an
+        error either way.)
 
     Returns
     -------
@@ -238,7 +399,10 @@ def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based=Fal
         A file does not exist (the message names it).
     ValueError
         A file is malformed, uses index 0 in one-based mode, or uses a feature index beyond
-        ``n_features``: the message names the file and the line.
+        ``n_features``: the message names the file and the line. The same for a non-finite
+        value with ``finite=True``; beyond ``max_features`` or ``max_bytes`` it is a
+        ``ReadLimitError`` (a ValueError with the limit, the index and the line as
+        attributes).
 
     Examples
     --------
@@ -251,14 +415,17 @@ def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based=Fal
             "paths must be a sequence of file paths (use load_svmlight_path for one file). "
             f"Got {paths!r} instead."
         )
-    validate_params(
-        "load_svmlight_paths", _CONSTRAINTS, {"n_features": n_features, "zero_based": zero_based}
-    )
+    validate_params("load_svmlight_paths", _CONSTRAINTS, {
+        "n_features": n_features, "zero_based": zero_based, "finite": finite,
+        "max_features": max_features, "max_bytes": max_bytes})
     raw = []
     for path in paths:
         path = _existing_file(path)
-        raw.append((path, *_read_raw(path, dtype)))
+        _check_max_features(path, n_features, max_features)
+        raw.append((path, *_read_raw(path, dtype, max_bytes)))
     raw, zero_based = _resolve_zero_based(raw, zero_based)
+    for path, X, y in raw:
+        _check_rows(path, X, y, zero_based, max_features, finite)
     widest = max((X.shape[1] for _, X, _ in raw), default=0)
     common = widest if n_features is None else n_features
     out = []
@@ -270,7 +437,18 @@ def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based=Fal
     return out
 
 
-def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based=False):
+def _check_rows(path, X, y, zero_based, max_features, finite, line_of_row=None):
+    """Apply ``max_features`` and ``finite`` to one parsed file or chunk."""
+    line_of_row = line_of_row or (lambda row: _line_of_row(path, row))
+    if max_features is not None and X.shape[1] > max_features:
+        row, column = _first_wide_entry(X, max_features)
+        raise _beyond_max_features(path, line_of_row(row), column, max_features, zero_based)
+    if finite:
+        _check_finite(path, X, y, zero_based, line_of_row)
+
+
+def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based=False, *,
+                       finite=False, max_features=None, max_bytes=None):
     """Load one SVMlight/LIBSVM file, plain or compressed (:func:`load_svmlight_paths`).
 
     Parameters
@@ -282,6 +460,10 @@ def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based=False
     dtype : numpy dtype, default=np.float64
     zero_based : bool or "auto", default=False
         As in :func:`load_svmlight_paths`: one-based (LIBSVM) unless True.
+    finite : bool, default=False
+        Refuse NaN and infinite values and labels (the error names the line).
+    max_features, max_bytes : int or None, default=None
+        Caps on the columns and on the text read, as in :func:`load_svmlight_paths`.
 
     Returns
     -------
@@ -295,15 +477,17 @@ def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based=False
     FileNotFoundError
         The file does not exist (the message names it).
     ValueError
-        The file is malformed or its indices do not fit ``zero_based`` or ``n_features``
-        (the message names the file and the line).
+        The file is malformed, its indices do not fit ``zero_based``, ``n_features`` or
+        ``max_features``, or it holds a non-finite value with ``finite=True`` (the message
+        names the file and the line), or it exceeds ``max_bytes``.
 
     Examples
     --------
     >>> X, y = load_svmlight_path("shared/data/a9a/a9a.xz", n_features=123)  # doctest: +SKIP
     """
     ((X, y),) = load_svmlight_paths([_existing_file(path)], n_features=n_features, dtype=dtype,
-                                    zero_based=zero_based)
+                                    zero_based=zero_based, finite=finite,
+                                    max_features=max_features, max_bytes=max_bytes)
     return X, y
 
 
@@ -334,6 +518,15 @@ class SvmlightChunks:
         (a later index 0 is then an error).
     dense : bool, default=True
         Yield dense C-contiguous arrays (else CSR matrices).
+    finite : bool, default=False
+        Refuse NaN and infinite values and labels (the error names the line).
+    max_features : int or None, default=None
+        Cap on the number of columns, checked on each chunk before it is made dense (a dense
+        chunk takes ``chunk_size * n_features`` values): an index beyond it is a ValueError
+        naming the line. ``None``: no cap.
+    max_bytes : int or None, default=None
+        Cap on what reading one chunk of lines holds (as in :func:`load_svmlight_paths`).
+        ``None``: no cap.
 
     Raises
     ------
@@ -352,17 +545,20 @@ class SvmlightChunks:
     """
 
     def __init__(self, path, chunk_size, n_features=None, dtype=np.float64, zero_based=False,
-                 dense=True):
+                 dense=True, *, finite=False, max_features=None, max_bytes=None):
         self.path = _existing_file(path)
         validate_params("SvmlightChunks", {
             "chunk_size": [Interval("int", 1, None, closed="left")], **_CONSTRAINTS,
-        }, {"chunk_size": chunk_size, "n_features": n_features, "zero_based": zero_based})
+        }, {"chunk_size": chunk_size, "n_features": n_features, "zero_based": zero_based,
+            "finite": finite, "max_features": max_features, "max_bytes": max_bytes})
+        _check_max_features(self.path, n_features, max_features)
         self.chunk_size, self.n_features, self.dtype = chunk_size, n_features, dtype
         self.zero_based, self.dense = zero_based, dense
+        self.finite, self.max_features, self.max_bytes = finite, max_features, max_bytes
 
     def __iter__(self):
         path, n_features, zero_based = self.path, self.n_features, self.zero_based
-        for first, lines in _line_blocks(path, self.chunk_size):
+        for first, lines in _line_blocks(path, self.chunk_size, self.max_bytes):
             X, y = self._parse(first, lines)
             rows = None  # which lines hold rows: worked out only for an error or warning
             zero = _first_row_with_zero(X)
@@ -376,6 +572,8 @@ class SvmlightChunks:
                 hint = (_ONE_BASED_HINT if self.zero_based is False else "zero_based='auto' "
                         "chose one-based at the first chunk; " + _ONE_BASED_HINT)
                 X = _one_based(path, X, None if zero is None else first + rows[zero], hint)
+            _check_rows(path, X, y, zero_based, self.max_features, self.finite,
+                        lambda row, lines=lines, first=first: first + _data_lines(lines)[row])
             n_features = X.shape[1] if n_features is None else n_features
             if X.shape[1] > n_features:
                 row, column = _first_wide_entry(X, n_features)
