@@ -435,3 +435,168 @@ def test_interrupted_partial_fit_step_changes_nothing(estimator):
     _interrupt_everywhere(est, lambda: est.partial_fit(X[second], y[second]), n_calls)
     est.partial_fit(X[second], y[second])
     assert _state(est) == _state(ref)
+
+
+# ----------------------------------------------------------------- memory budget
+def _budget_data(est):
+    """200 rows: a fit holds at least its float64 targets and weights (or a selection's row
+    indices), 1.6 KiB or more, so 1 KB cannot hold any fit, whatever m it would take."""
+    X, y = make_classification(200, 4, n_informative=3, n_redundant=0, random_state=0)
+    if type(est).__name__ == "ReducedKernelCCA":
+        y = np.c_[X[:, :2] ** 2, y]
+    elif not is_classifier(est) and "Regressor" not in type(est).__name__:
+        y = y.astype(float)
+    return X, y
+
+
+_WITH_MEMORY_BUDGET = [e for e in ESTIMATORS if "memory_budget" in _params(e)]
+
+
+@pytest.mark.parametrize("budget", [1, "1KB"])
+@pytest.mark.parametrize("estimator", _WITH_MEMORY_BUDGET,
+                         ids=lambda e: f"{type(e).__name__}-{_params(e).get('n_basis')}")
+def test_a_budget_that_cannot_hold_the_fit_is_refused(estimator, budget):
+    """One rule for every estimator taking memory_budget: a fit plans before it allocates,
+    and a budget its plan does not fit is refused with the estimate and the knob, leaving
+    the estimator unfitted."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    from sparsekernel.utils import MemoryBudgetError
+
+    est = clone(estimator).set_params(memory_budget=budget)
+    with pytest.raises(MemoryBudgetError, match=r"needs about .* above memory_budget=1 (B|KiB)"
+                                                r".*memory_budget"):
+        est.fit(*_budget_data(est))
+    with pytest.raises(NotFittedError):
+        check_is_fitted(est)
+
+
+# ----------------------------------------------------------------- thread count
+def _thread_data(est):
+    X, y = make_classification(600, 6, n_informative=4, n_redundant=0, n_classes=3,
+                               n_clusters_per_class=1, random_state=0)
+    if type(est).__name__ == "ReducedKernelCCA":
+        y = np.c_[X[:, :2] ** 2, y]
+    elif not is_classifier(est) and "Regressor" not in type(est).__name__:
+        y = y.astype(float)
+    return X, y
+
+
+def _outputs(est, X):
+    method = "transform" if hasattr(est, "transform") else (
+        "decision_function" if hasattr(est, "decision_function") else "predict")
+    out = getattr(est, method)(X)
+    return np.asarray(out[0] if isinstance(out, tuple) else out, dtype=np.float64)
+
+
+@pytest.mark.parametrize("estimator", _one_of_each(), ids=_ids)
+def test_a_seed_gives_the_same_model_on_one_and_two_threads(estimator):
+    """The thread count changes only who computes which piece: the pieces (kernel row
+    blocks, k-means blocks, memory plans) are planned from the CPUs, so a fixed seed gives
+    the same model; only the order of a few threaded sums may move the last bits."""
+    from threadpoolctl import threadpool_limits
+
+    X, y = _thread_data(estimator)
+    outputs = []
+    for n_threads in (1, 2):
+        with threadpool_limits(n_threads):
+            outputs.append(_outputs(clone(estimator).fit(X, y), X))
+    np.testing.assert_allclose(outputs[1], outputs[0], rtol=0, atol=1e-8)
+
+
+# ----------------------------------------------------------------- parameter ranges
+def _open_ended_real(constraints):
+    """Whether every constraint is a real Interval whose right end is open at infinity."""
+    from sparsekernel.utils import Interval
+
+    intervals = [c for c in constraints if isinstance(c, Interval)]
+    return bool(intervals) and all(
+        c.kind == "real" and c.right is None and c.closed in ("left", "neither")
+        for c in intervals)
+
+
+_OPEN_ENDED = [(e, name) for e in _one_of_each()
+               for name, allowed in type(e)._parameter_constraints.items()
+               if name in _params(e) and _open_ended_real(allowed)]
+
+
+@pytest.mark.parametrize(("estimator", "name"), _OPEN_ENDED,
+                         ids=[f"{type(e).__name__}-{n}" for e, n in _OPEN_ENDED])
+def test_infinity_is_outside_every_open_ended_range(estimator, name):
+    """A range printed as '(0, inf)' refuses inf (C=inf, gamma=inf, tol=inf, ...) at
+    validation with the usual message, before any arithmetic meets it."""
+    from sparsekernel.utils import InvalidParameterError
+
+    est = clone(estimator).set_params(**{name: float("inf")})
+    with pytest.raises(InvalidParameterError,
+                       match=rf"The '{name}' parameter of {type(est).__name__} must be .*"
+                             r"inf\). Got inf instead"):
+        est.fit(*_data(est))
+
+
+# ----------------------------------------------------------------- probabilities
+_CLASSIFIERS = [e for e in _one_of_each() if is_classifier(e)]
+
+
+@pytest.mark.parametrize("estimator", _CLASSIFIERS, ids=_ids)
+def test_predict_proba_exists_only_with_probabilities_and_says_where_they_are(estimator):
+    est = clone(estimator).fit(*_data(estimator))
+    if isinstance(est, KernelLogisticRegression):
+        assert hasattr(est, "predict_proba") and hasattr(est, "predict_log_proba")
+        return
+    assert not hasattr(est, "predict_proba") and not hasattr(est, "predict_log_proba")
+    with pytest.raises(AttributeError) as info:
+        est.predict_proba  # noqa: B018
+    reason = str(info.value.__cause__)
+    assert "KernelLogisticRegression" in reason and "CalibratedClassifierCV" in reason
+
+
+def test_cross_val_predict_of_probabilities_names_the_alternatives():
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.model_selection import cross_val_predict
+
+    X, y = _data(LowRankSVC())
+    with pytest.raises(AttributeError) as info:
+        cross_val_predict(LowRankSVC(random_state=0), X, y, method="predict_proba", cv=3)
+    assert "sklearn.calibration.CalibratedClassifierCV" in str(info.value.__cause__)
+    calibrated = CalibratedClassifierCV(LowRankSVC(random_state=0), cv=3)
+    proba = cross_val_predict(calibrated, X, y, method="predict_proba", cv=3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+# ----------------------------------------------------------------- verbose
+_AUTO_VERBOSE = [e for e in _one_of_each()
+                 if _params(e).get("n_basis") == "auto" and "verbose" in _params(e)]
+
+
+@pytest.mark.parametrize("estimator", _AUTO_VERBOSE, ids=_ids)
+def test_verbose_1_reports_the_m_auto_chose(estimator, capfd):
+    est = clone(estimator).set_params(verbose=1)
+    X, y = _thread_data(est)
+    est.fit(X, y)
+    err = capfd.readouterr().err
+    assert f"[{type(est).__name__}] n_basis='auto' chose m=" in err
+    assert "n_samples=600" in err
+    clone(estimator).fit(X, y)  # verbose=0 stays silent
+    assert capfd.readouterr().err == ""
+
+
+# ----------------------------------------------------------------- feature scales
+_SCALE_GAMMA = [e for e in _one_of_each() if _params(e).get("gamma") == "scale"
+                or isinstance(e, ReducedSetSVC)]  # (its SVC's gamma='scale')
+
+
+@pytest.mark.parametrize("estimator", _SCALE_GAMMA, ids=_ids)
+def test_gamma_scale_warns_once_when_feature_scales_differ_by_orders(estimator):
+    import warnings
+
+    from sparsekernel import FeatureScaleWarning
+
+    X, y = _data(estimator)
+    wide = X * np.array([1e4, 1.0, 1.0, 1.0])
+    with pytest.warns(FeatureScaleWarning, match=r"differ by a factor of more than 10\^4"):
+        clone(estimator).fit(wide, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FeatureScaleWarning)
+        clone(estimator).fit(X, y)  # comparable scales: no warning

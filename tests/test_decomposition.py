@@ -26,6 +26,7 @@ from sparsekernel import (
 from sparsekernel.basis import BasisResult, BasisSelector, RandomBasis
 from sparsekernel.decomposition._ksir import slice_labels
 from sparsekernel.io import load, save
+from sparsekernel.utils import MemoryBudgetError
 
 from .conftest import read_only
 
@@ -75,8 +76,10 @@ def test_kpca_n_basis_none_is_sklearn_kernel_pca():
                                  ReducedKernelCCA(n_basis=None)], ids=lambda e: type(e).__name__)
 def test_n_basis_none_is_refused_past_the_memory_budget(est):
     est = clone(est).set_params(memory_budget=8 * 30**2)  # n = 40 rows need 40x40 (or 80x80)
-    with pytest.raises(ValueError,
-                       match=r"n_basis=None .* KiB each, above memory_budget=7.03 KiB"):
+    with pytest.raises(MemoryBudgetError,
+                       match=r"needs about .* KiB \(.*m x m matrices .*\) beyond its input, "
+                             r"above memory_budget=7.03 KiB; n_basis=None makes every one of "
+                             r"the n=40 rows a basis function"):
         est.fit(X_TRAIN[:40], _Y)
 
 
@@ -102,7 +105,7 @@ def test_kpca_reduced_method_is_pca_of_reduced_kernel_features():
 def test_kpca_blocks_and_csr_give_the_same_answer():
     base = ReducedKernelPCA(3, gamma=0.3, n_basis=15, random_state=0)
     ref = base.fit(X_TRAIN).transform(X_NEW)
-    tiny = base.set_params(memory_budget=2000).fit(X_TRAIN)  # a few rows per block
+    tiny = base.set_params(memory_budget=20_000).fit(X_TRAIN)  # its plan ~10 KiB: small blocks
     _assert_equal_up_to_sign(tiny.transform(X_NEW), ref, atol=1e-12)
     csr = base.fit(sp.csr_matrix(X_TRAIN))
     _assert_equal_up_to_sign(csr.transform(sp.csr_matrix(X_NEW)), ref, atol=1e-12)

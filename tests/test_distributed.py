@@ -473,10 +473,68 @@ def test_ctrl_c_cancels_the_map_tasks_and_propagates(moons, one_worker_cluster, 
     assert len(cancelled) == 2 and vars(model) == vars(_mr(2, client=client))
 
 
-@pytest.mark.parametrize("timeout", [0, -1.0, "10"])
+@pytest.mark.parametrize("timeout", [0, -1.0, "10", float("inf")])
 def test_bad_timeout_is_rejected(moons, timeout):
     with pytest.raises(ValueError, match="'timeout' parameter"):
         _mr(2, timeout=timeout).fit(*moons)
+    model = ReducedSVC(**PARAMS).fit(*moons)
+    with pytest.raises(ValueError, match="'timeout' parameter of parallel_predict"):
+        parallel_predict(model, da.from_array(moons[0], chunks=(400, 2)), timeout=timeout)
+
+
+def test_parallel_predict_on_a_client_computes_the_result(moons, one_worker_cluster):
+    _, client = one_worker_cluster
+    X, y = moons
+    model = ReducedSVC(**PARAMS).fit(X, y)
+    Xd = da.from_array(X, chunks=(300, 2))
+    for where in (client, client.scheduler.address):
+        labels = parallel_predict(model, Xd, client=where, timeout=30.0)
+        assert isinstance(labels, np.ndarray)
+        np.testing.assert_array_equal(labels, model.predict(X))
+
+
+def test_parallel_predict_on_a_cluster_without_workers_raises_within_its_timeout(
+        moons, one_worker_cluster):
+    """The workers are gone: a lazy result's compute() would wait forever; with a client
+    (or a timeout) the wait is watched, cancelled and reported."""
+    cluster, client = one_worker_cluster
+    X, y = moons
+    model = ReducedSVC(**PARAMS).fit(X, y)
+    Xd = da.from_array(X, chunks=(300, 2))
+    _close_workers(cluster, client)
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"parallel_predict cannot run its tasks: the Dask "
+                       r"cluster .* no worker .*the prediction was cancelled"):
+        parallel_predict(model, Xd, client=client, timeout=2.0)
+    assert time.monotonic() - started < 2.0 + 3.0
+
+
+def test_parallel_predict_timeout_cancels_a_slow_prediction(moons, one_worker_cluster,
+                                                            monkeypatch):
+    from sparsekernel.distributed import _predict
+
+    _, client = one_worker_cluster
+    X, y = moons
+    model = ReducedSVC(**PARAMS).fit(X, y)
+    real_apply = _predict._apply
+
+    def slow_apply(*args):
+        time.sleep(3.0)
+        return real_apply(*args)
+
+    monkeypatch.setattr(_predict, "_apply", slow_apply)
+    started = time.monotonic()
+    with pytest.raises(TimeoutError, match=r"parallel_predict waited timeout=0.5 s .*0 of 1 "
+                       r"tasks done.*larger timeout \(None: no limit\).*prediction was "
+                       r"cancelled"):
+        parallel_predict(model, da.from_array(X, chunks=(400, 2)), client=client, timeout=0.5)
+    assert time.monotonic() - started < 0.5 + 2.0
+
+
+def test_parallel_predict_timeout_needs_a_cluster(moons):
+    model = ReducedSVC(**PARAMS).fit(*moons)
+    with pytest.raises(ValueError, match="no default client: pass client="):
+        parallel_predict(model, da.from_array(moons[0], chunks=(400, 2)), timeout=5.0)
 
 
 # ---------------------------------------------------- part errors in the user's parameters

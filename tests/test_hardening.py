@@ -253,3 +253,41 @@ def test_tiled_cholesky_is_lapacks_factor_on_one_thread_or_two(dtype, n, monkeyp
     assert info == 701 and L is bad
     np.testing.assert_array_equal(bad, before)
 
+
+
+def test_an_unbounded_end_is_infinity_and_belongs_where_closed_says():
+    """'(0, inf)' refuses inf, '(0, inf]' accepts it (smoothing=inf, the exact loss);
+    '[1, inf]' is memory_budget's (inf: no cap)."""
+    from sparsekernel.utils import Interval
+
+    inf = float("inf")
+    positive = Interval("real", 0, None, closed="neither")
+    assert str(positive) == "a float in the range (0, inf)"
+    assert positive.is_satisfied_by(1e300) and not positive.is_satisfied_by(inf)
+    assert not positive.is_satisfied_by(np.float64(inf))
+    assert Interval("real", 0, None, closed="right").is_satisfied_by(inf)
+    assert Interval("real", 1, None, closed="both").is_satisfied_by(inf)
+    assert not Interval("real", None, None, closed="neither").is_satisfied_by(-inf)
+    assert Interval("real", None, 0, closed="both").is_satisfied_by(-inf)
+
+
+@pytest.mark.parametrize("params", [{"C": float("inf")}, {"gamma": float("inf")},
+                                    {"C": np.inf, "gamma": 1.0}])
+def test_infinite_c_and_gamma_are_refused_before_any_arithmetic(params, data):
+    """The symptoms: LowRankLSSVC(C=inf) failed with a TypeError deep in its fit, and
+    ReducedKernelCCA/SIR(gamma=inf) inside SciPy's Cholesky."""
+    from sparsekernel import LowRankLSSVC, ReducedKernelCCA, ReducedKernelSIR, ReducedSVC
+    from sparsekernel.utils import InvalidParameterError
+
+    X, y = data
+    for Est in (LowRankLSSVC, ReducedKernelCCA, ReducedKernelSIR, ReducedSVC):
+        given = {k: v for k, v in params.items() if k in Est().get_params()}
+        if not any(np.isinf(v) for v in given.values()):
+            continue  # (LowRankLSSVC has no gamma)
+        name = next(k for k, v in given.items() if np.isinf(v))
+        est = Est(**given)
+        with pytest.raises(InvalidParameterError, match=rf"'{name}' parameter of "
+                           rf"{Est.__name__} must be .*a float in the range \(0, inf\)\. "
+                           r"Got inf instead"):
+            est.fit(X, X[:, :1] if Est is ReducedKernelCCA else y)
+        assert not hasattr(est, "n_features_in_")

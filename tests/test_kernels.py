@@ -240,3 +240,64 @@ def test_gram_of_overflowing_inputs_names_the_cause():
     X = np.full((5, 2), 1e200)
     with np.errstate(all="ignore"), pytest.raises(ValueError, match="non-finite"):
         Kernel("polynomial", gamma=1.0, degree=3)(X, X)
+
+
+@pytest.mark.parametrize("n", [300, 1200, 5000])
+def test_blocks_and_their_rounding_do_not_depend_on_the_threads_in_force(rng, monkeypatch, n):
+    """Blocks are planned from the CPUs, not from the plan in force, so every row of
+    K(X, Z) @ coef (whose last bits depend on the block a BLAS product is given) comes out
+    the same on one thread or on several: a greedy step downstream (reduced-set selection)
+    then makes the same choices."""
+    from sparsekernel.kernels import _kernel
+
+    X, Z = rng.normal(size=(n, 12)), rng.normal(size=(180, 12))
+    coef, coefs = rng.normal(size=180), rng.normal(size=(180, 3))
+    kern = Kernel("rbf", gamma=0.05, memory_budget=2**20)  # several blocks
+    monkeypatch.setattr(_kernel, "max_threads", lambda: 4)
+    out = []
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(_kernel, "planned_threads", lambda t=threads: t)
+        out.append((kern.apply(X, Z, coef), kern.apply(X, Z, coefs), kern(X, Z), kern(X, X)))
+    for got in out[1:]:
+        for a, b in zip(got, out[0], strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_feature_scale_warning_past_three_orders_of_magnitude(rng):
+    import warnings
+
+    from sparsekernel import FeatureScaleWarning
+    from sparsekernel.kernels import FEATURE_SCALE_RATIO
+
+    X = rng.normal(size=(500, 4))
+    X /= X.std(axis=0)  # unit standard deviations
+    ok = X * np.array([1.0, 1.0, 1.0, 0.9 * FEATURE_SCALE_RATIO])
+    wide = X * np.array([1.0, 1.0, 1.0, 1.1 * FEATURE_SCALE_RATIO])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FeatureScaleWarning)
+        resolve_gamma("scale", ok)
+        resolve_gamma("auto", wide * 100)  # only 'scale' warns: it claims to adapt
+        resolve_gamma(0.1, wide * 100)
+        constant = np.c_[ok, np.full(500, 7.0)]  # a constant column has no scale to compare
+        resolve_gamma("scale", constant)
+    for data in (wide, sp.csr_matrix(wide)):
+        with pytest.warns(FeatureScaleWarning, match=r"more than 10\^3 \(from 1 to 1.1e\+03\)"
+                                                     r".*StandardScaler"):
+            assert resolve_gamma("scale", data) == pytest.approx(1 / (4 * wide.var()))
+
+
+def test_feature_scale_warning_ignores_rare_binary_columns(rng):
+    """A 0/1 column set in 1 row of 2,000 has standard deviation ~0.022: 22 times below a
+    column of 0.5, not a scale the kernel cannot see."""
+    import warnings
+
+    from sparsekernel import FeatureScaleWarning
+    from sparsekernel.kernels._kernel import _column_stds
+
+    X = (rng.random((2000, 30)) < 0.5).astype(float)
+    X[:, 0] = 0.0
+    X[17, 0] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FeatureScaleWarning)
+        resolve_gamma("scale", sp.csr_matrix(X))
+    np.testing.assert_allclose(_column_stds(sp.csr_matrix(X)), X.std(axis=0), rtol=1e-12)

@@ -32,21 +32,23 @@ def test_csr_rows_give_the_dense_centres_and_dtypes_are_kept():
     assert lloyd(X.astype(np.float32), 7, 5, np.random.RandomState(0)).dtype == np.float32
 
 
-def test_rows_split_over_the_threads_give_the_one_thread_centres(monkeypatch):
-    """A set smaller than one block of distances is still split, a block per thread (so
-    no core idles on pendigits-sized data), without changing the centres."""
+def test_rows_split_a_block_per_cpu_give_the_same_centres_on_any_thread_count(monkeypatch):
+    """A set smaller than one block of distances is still split, a block per CPU (so no
+    core idles on pendigits-sized data), and the blocks do not depend on the threads in
+    force: one thread or three compute the same blocks, so the same centres, bit for bit."""
     from sparsekernel.basis import _lloyd
 
     X, _ = make_blobs(n_samples=1001, centers=6, n_features=4, random_state=2)
-    monkeypatch.setattr(_lloyd, "planned_threads", lambda: 1)
-    one = lloyd(X, 9, 5, np.random.RandomState(0))
-    seen = []
-    monkeypatch.setattr(_lloyd, "planned_threads", lambda: 3)
-    monkeypatch.setattr(_lloyd, "map_threads",
-                        lambda fn, blocks, n: seen.append(len(blocks)) or list(map(fn, blocks)))
-    three = lloyd(X, 9, 5, np.random.RandomState(0))
-    assert seen and all(b == 3 for b in seen)
-    np.testing.assert_allclose(three, one, rtol=1e-12, atol=1e-12)
+    monkeypatch.setattr(_lloyd, "max_threads", lambda: 3)
+    seen, real_map = [], _lloyd.map_threads
+    monkeypatch.setattr(_lloyd, "map_threads", lambda fn, blocks, n: seen.append(
+        (len(blocks), n)) or real_map(fn, blocks, n))
+    centres = []
+    for threads in (1, 3):
+        monkeypatch.setattr(_lloyd, "planned_threads", lambda t=threads: t)
+        centres.append(lloyd(X, 9, 5, np.random.RandomState(0)))
+    assert seen and {b for b, _ in seen} == {3} and {n for _, n in seen} == {1, 3}
+    np.testing.assert_array_equal(centres[1], centres[0])
 
 
 def test_duplicate_starts_are_relocated_not_kept_twice():

@@ -396,3 +396,16 @@ def test_expansion_formed_once_per_fit_and_following_coef():
                                                                          (300, 3)))
     clf.fit(X[:200], y[:200])  # a new fit keeps its own
     assert clf._expansion_coef() is clf._expansion[2]
+
+
+def test_binary_fit_at_verbose_1_says_what_auto_chose_and_shows_progress(capfd):
+    """A binary problem is one sub-problem: its bar shows as a multiclass fit's does, after
+    the line saying how many basis functions n_basis='auto' chose."""
+    X, y = make_checkerboard(1500, random_state=0)
+    LowRankSVC(verbose=1, random_state=0).fit(X, y)
+    err = capfd.readouterr().err
+    assert "[LowRankSVC] n_basis='auto' chose m=" in err and "n_samples=1500" in err
+    assert "LowRankSVC:" in err and "/1 [" in err  # the tqdm bar over the one problem,
+    assert "it=" in err  # with the Newton iterations as they come
+    LowRankSVC(random_state=0).fit(X, y)
+    assert capfd.readouterr().err == ""

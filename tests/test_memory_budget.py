@@ -10,7 +10,19 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from sparsekernel import LowRankSVC, ReducedSVC, ReducedSVR
+from sparsekernel import (
+    LSSVC,
+    KernelLogisticRegression,
+    LowRankSVC,
+    NystromFeatures,
+    OnlineLSSVR,
+    ReducedKernelCCA,
+    ReducedKernelPCA,
+    ReducedSetSVC,
+    ReducedSVC,
+    ReducedSVR,
+    SparseFisherDiscriminant,
+)
 from sparsekernel.utils import MemoryBudgetError, MemoryPlan, largest_within
 
 MiB = 2**20
@@ -62,6 +74,9 @@ CASES = [
     (ReducedSVC(n_basis=400, random_state=0), 80 * MiB, None),  # stored K(X, Z)
     (ReducedSVC(n_basis=400, random_state=0), 16 * MiB, None),  # K(X, Z) in blocks
     (ReducedSVR(n_basis=300, random_state=0), 12 * MiB, None),
+    # 'auto' lowered below its range (439-1096 here) to what streaming allows: the largest
+    # m whose plan fits with the smallest chunks, the whole budget planned.
+    (LowRankSVC(random_state=0), 24 * MiB, True),
 ]
 
 
@@ -139,3 +154,33 @@ def test_exact_machine_on_all_rows_only_within_the_budget(budget, all_rows):
                                                  memory_budget=budget).fit(X, y))
     assert (model.basis_indices_ is not None) == all_rows
     assert peak <= 1.1 * budget, f"peak {peak / MiB:.1f} MiB over {budget / MiB:.0f} MiB"
+
+
+#: Estimators under the shared rule (base.KernelExpansionMixin._plan_basis, or their own plan
+#: by it): 'auto' lowered to the largest m whose plan fits, explicit sizes checked; rows:
+#: (estimator, rows of the data it fits).
+SHARED_RULE = [
+    (LSSVC(random_state=0), 12000),  # features recomputed in blocks past the budget
+    (KernelLogisticRegression(random_state=0), 12000),
+    (NystromFeatures(random_state=0), 12000),  # k-means distances within the budget too
+    (ReducedKernelPCA(random_state=0), 12000),
+    (ReducedKernelCCA(random_state=0), 12000),
+    (SparseFisherDiscriminant(n_basis=50, max_iter=3, random_state=0), 3000),
+    (OnlineLSSVR(n_basis=100), 3000),
+    (ReducedSetSVC(n_basis=20, random_state=0), 3000),
+]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize(("est", "n"), SHARED_RULE,
+                         ids=[type(e).__name__ for e, _ in SHARED_RULE])
+def test_every_estimator_taking_a_budget_stays_within_it(data, est, n):
+    X, y = data[0][:n], data[1][:n]
+    name = type(est).__name__
+    target = {"ReducedKernelPCA": None, "ReducedKernelCCA": X[:, :2] ** 2,
+              "OnlineLSSVR": X[:, 0] * X[:, 1]}.get(name, y)
+    budget = 6 * MiB
+    est = est.set_params(memory_budget=budget)
+    model, peak = traced_peak(lambda: est.fit(X, target))
+    assert peak <= 1.1 * budget, f"peak {peak / MiB:.1f} MiB over {budget / MiB:.0f} MiB"
+    assert model.basis_.shape[0] >= 1

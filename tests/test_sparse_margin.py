@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from scipy.optimize import minimize
-from sklearn.datasets import load_iris, make_moons
+from sklearn.datasets import load_iris, make_classification, make_moons
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
@@ -407,3 +407,20 @@ def test_learned_selectors_lower_their_objective(selector):
     assert result.objective < result.history[0]["objective"]
     with pytest.raises(ValueError, match="class labels"):
         selector.select(X_MOON, None, n_basis=8, kernel=Kernel("rbf", gamma=2.0))
+
+
+def test_reduced_set_svc_is_the_same_model_on_one_and_two_threads():
+    """The greedy selection (the worst-fit starts, the best fixed point) turns any rounding
+    difference in the residuals K(V, V) a into other expansion vectors; those residuals are
+    computed in kernel blocks planned from the CPUs, not from the threads in force, so one
+    seed gives one model, bit for bit (blocks planned per thread changed the model on
+    this data)."""
+    from threadpoolctl import threadpool_limits
+
+    X, y = make_classification(1000, 20, n_informative=10, n_clusters_per_class=2,
+                               flip_y=0.1, random_state=0)
+    scores = []
+    for n_threads in (1, 2):
+        with threadpool_limits(n_threads):
+            scores.append(ReducedSetSVC(random_state=0).fit(X, y).decision_function(X))
+    np.testing.assert_array_equal(scores[1], scores[0])

@@ -9,6 +9,7 @@ from importlib import import_module as _import_module
 __version__ = "0.1.0"
 
 __all__ = [
+    "FeatureScaleWarning",
     "FisherBasis",
     "KernelLogisticRegression",
     "LSSVC",
@@ -85,6 +86,7 @@ __getattr__, __dir__ = _lazy_exports(
         ".decomposition": ["ReducedKernelCCA", "ReducedKernelPCA", "ReducedKernelSIR"],
         ".distributed": ["MapReduceSVC"],
         ".features": ["NystromFeatures", "ReducedFeatures"],
+        ".kernels": ["FeatureScaleWarning"],
         ".lssvm": ["LSSVC", "LSSVR", "LowRankLSSVC", "LowRankLSSVR", "OnlineLSSVR",
                    "PrunedLSSVC", "PrunedLSSVR"],
         ".sparse_margin": ["FisherBasis", "ReducedSetSVC", "SparseFisherDiscriminant",

@@ -44,10 +44,12 @@ PARAMS = {
     "memory_budget": ("int, str, float('inf') or None",
                       "Cap on what a fit allocates beyond its input (bytes, or a string such "
                       "as '512MB'; None is 3 GiB, float('inf') no cap): kernel blocks, stored "
-                      "features, working vectors and the m x m systems. Where the estimator "
-                      "plans its fit (:mod:`sparsekernel.svm._memory`), 'auto' lowers m to "
-                      "fit, and a fit that cannot fit is refused before it allocates, with "
-                      "the estimate (``MemoryBudgetError``)."),
+                      "features, working vectors and the m x m systems. Every fit plans "
+                      "before it allocates: 'auto' lowers m to the largest that fits, and a "
+                      "fit that cannot fit is refused before it allocates, with the estimate "
+                      "and what to change (``MemoryBudgetError``). The process's one-time "
+                      "costs (loaded code, numba's compiler, BLAS thread buffers) are "
+                      "outside it."),
     "tol": ("float", "Stopping tolerance of the solver (see the family's objective)."),
     "max_iter": ("int", "Iteration cap of the solver per sub-problem; reaching it warns "
                         "``ConvergenceWarning``."),
@@ -57,9 +59,10 @@ PARAMS = {
     "random_state": ("int, RandomState or None",
                      "Seed of every random choice of the fit (basis selection, coordinate "
                      "order, splits). A numpy Generator is refused: pass an int."),
-    "verbose": ("int", "0 silent; 1 a progress bar over the sub-problems when there are several; "
-                       "2 also a line per solver iteration and per solve on stderr (or the "
-                       "'sparsekernel' logger when configured)."),
+    "verbose": ("int", "0 silent; 1 a progress bar over the sub-problems (one problem's bar "
+                       "counts its iterations) and a line with the m that ``n_basis='auto'`` "
+                       "chose; 2 also a line per solver iteration and per solve, on stderr "
+                       "(or the 'sparsekernel' logger when configured)."),
     "rcond": ("'auto' or float",
               "Eigenvalue floor of the whitening of K(Z, Z): eigenvalues (pivots) at or below "
               "``rcond * lambda_max`` are dropped; 'auto' is 10 eps of the feature dtype "

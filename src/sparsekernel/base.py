@@ -18,18 +18,23 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .basis import BasisSelector, fit_kernel_basis
+from .basis import BasisSelector, fit_kernel_basis, resolve_n_basis
+from .basis._base import auto_sample_bytes
 from .kernels import KERNELS, Kernel
 from .solvers._result import NonFiniteError
 from .utils import (
     COMMON_CONSTRAINTS,
+    UNLIMITED_MEMORY_BUDGET,
     Interval,
+    MemoryPlan,
     Options,
     SolverProgress,
     check_sample_weight,
+    largest_within,
     log_line,
     parse_memory_budget,
     plain,
@@ -219,7 +224,20 @@ class KernelExpansionMixin:
     Fitted attributes read: ``basis_`` (Z, or None for a linear model on X itself),
     ``coef_``, ``intercept_``, ``gamma_``; parameters read: ``kernel``, ``degree``,
     ``coef0``, ``memory_budget`` (estimators without them use the RBF defaults).
+
+    Memory (CONTRIBUTING.md, "Memory is planned"): every fit that chooses m basis functions
+    plans before it allocates, by one rule (:meth:`_plan_basis`): its
+    :class:`~sparsekernel.utils.MemoryPlan` (:meth:`_memory_parts`, at least the arrays
+    every kernel fit holds) must fit ``memory_budget``; ``n_basis='auto'`` is lowered to the
+    largest m whose plan fits, an explicit ``n_basis`` whose plan does not fit raises
+    :class:`~sparsekernel.utils.MemoryBudgetError` with the estimate before the basis is
+    chosen, and the kernel's row blocks get what the plan leaves.
     """
+
+    #: m x m float64 arrays the fit holds at its peak: a kernel on the basis (or a moment
+    #: matrix), its factor or eigenvectors and LAPACK's workspace. A Nystrom map holds six
+    #: (:func:`~sparsekernel.features.nystrom_map_bytes`).
+    _M_SQUARES = 3
 
     def _validate_X(self, X, reset=False):
         return validate_data(self, X, accept_sparse="csr", dtype=DTYPES, reset=reset)
@@ -227,16 +245,93 @@ class KernelExpansionMixin:
     def _fit_kernel_basis(self, X, y_basis=None, max_n_basis=None, all_rows_up_to=None):
         """Choose Z with the estimator's own kernel; sets ``basis_``, ``basis_indices_``,
         ``gamma_`` and returns ``(kernel, BasisResult)``. ``max_n_basis`` caps 'auto' (the
-        largest m the memory plan allows); ``all_rows_up_to``: see
+        largest m the caller's own memory plan allows; the shared plan of
+        :meth:`_plan_basis` applies as well); ``all_rows_up_to``: see
         :func:`~sparsekernel.basis.fit_kernel_basis`."""
         kern, res = fit_kernel_basis(
             X, y_basis, kernel=self.kernel, gamma=self.gamma,
             degree=getattr(self, "degree", 3), coef0=getattr(self, "coef0", 0.0),
             memory_budget=self.memory_budget, n_basis=self.n_basis, basis=self.basis,
-            random_state=self.random_state, max_n_basis=max_n_basis,
+            random_state=self.random_state, max_n_basis=self._plan_basis(X, max_n_basis),
             classifier=is_classifier(self), all_rows_up_to=all_rows_up_to)
+        self._share_kernel_budget(kern, X, res.centers.shape[0])
         self.basis_, self.basis_indices_, self.gamma_ = res.centers, res.indices, kern.gamma
         return kern, res
+
+    # ------------------------------------------------------------------ memory plan
+    def _n_planned_outputs(self):
+        """Columns of targets a fit holds per row: one per one-vs-rest problem, one for a
+        regressor, none for a transformer."""
+        if is_classifier(self) and getattr(self, "classes_", None) is not None:
+            return 1 if len(self.classes_) <= 2 else len(self.classes_)
+        return 1 if isinstance(self, RegressorMixin) else 0
+
+    def _memory_parts(self, n, m, d, itemsize):
+        """Bytes a fit on n rows (d features) and m basis functions allocates beyond X at
+        its peak, as named parts of a :class:`~sparsekernel.utils.MemoryPlan`.
+
+        The default is what every kernel fit holds: float64 targets and weights (a
+        transformer: a selection's row indices), the basis Z, ``_M_SQUARES`` m x m
+        matrices and one row of K(X, Z) (the blocks grow into what the plan leaves:
+        :meth:`_share_kernel_budget`). Families that store n x m features or keep other
+        arrays add them.
+        """
+        return {"working_vectors": 8.0 * n * (self._n_planned_outputs() + 1),
+                "basis": float(m) * d * itemsize,
+                "m_x_m_matrices": self._M_SQUARES * 8.0 * m * m,
+                "kernel_block": (2.0 * m + d + 1) * itemsize}
+
+    def _memory_plan(self, n, m, d, itemsize):
+        """The fit's :class:`~sparsekernel.utils.MemoryPlan` on m basis functions."""
+        return MemoryPlan(type(self).__name__, parse_memory_budget(self.memory_budget),
+                          **self._memory_parts(n, m, d, itemsize))
+
+    def _plan_basis(self, X, max_n_basis=None, basis=None):
+        """The memory rule at the entry of basis selection; returns the cap on 'auto'.
+
+        An explicit m (``n_basis`` a number, or ``basis`` an array of m rows) whose plan
+        does not fit ``memory_budget`` raises :class:`~sparsekernel.utils.MemoryBudgetError`
+        before anything is allocated. ``n_basis='auto'`` first needs its spectrum sample
+        (:func:`~sparsekernel.basis._base.auto_sample_bytes`), then is capped at the
+        largest m whose plan fits (and at ``max_n_basis``), and refused when even one basis
+        function does not fit.
+        """
+        budget = parse_memory_budget(self.memory_budget)
+        if budget >= UNLIMITED_MEMORY_BUDGET:
+            return max_n_basis
+        (n, d), basis = X.shape, self.basis if basis is None else basis
+        itemsize = np.result_type(X.dtype, np.float32).itemsize
+        fixed = _fixed_basis_size(basis)
+        if fixed is not None or not (isinstance(self.n_basis, str) and self.n_basis == "auto"):
+            m = fixed if fixed is not None else resolve_n_basis(self.n_basis, n)
+            what = (f"a basis of {m} rows is too many basis functions for this budget: pass "
+                    "fewer" if fixed is not None else f"n_basis={self.n_basis!r} is too many "
+                    "basis functions for this budget: lower n_basis")
+            self._memory_plan(n, m, d, itemsize).require(
+                f"{what}, or raise memory_budget (float('inf') for no cap)")
+            return max_n_basis
+        owner = type(self).__name__
+        MemoryPlan(owner, budget, spectrum_sample=auto_sample_bytes(n)).require(
+            "n_basis='auto' reads the kernel's spectrum on a sample of rows first: pass an "
+            "int n_basis, or raise memory_budget (float('inf') for no cap)")
+        m_max = largest_within(lambda m: self._memory_plan(n, m, d, itemsize).total, budget,
+                               1, n)
+        if m_max is None:
+            self._memory_plan(n, 1, d, itemsize).require(
+                "raise memory_budget (float('inf') for no cap)")
+        return m_max if max_n_basis is None else min(max_n_basis, m_max)
+
+    def _share_kernel_budget(self, kern, X, m):
+        """Give the kernel's row blocks what the plan on the chosen m leaves of the budget
+        (at least one row of K(X, Z)): blocks, and features stored when they fit
+        (``reduced_design``, the LS-SVMs), then stay within ``memory_budget``."""
+        budget = parse_memory_budget(self.memory_budget)
+        if budget >= UNLIMITED_MEMORY_BUDGET:
+            return
+        (n, d), itemsize = X.shape, np.result_type(X.dtype, np.float32).itemsize
+        parts = self._memory_parts(n, m, d, itemsize)
+        block = parts["kernel_block"]
+        kern.memory_budget = int(max(block, budget - sum(parts.values()) + block))
 
     def _kernel(self):
         """The fitted kernel (gamma resolved at fit time)."""
@@ -275,6 +370,16 @@ class KernelExpansionMixin:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _fixed_basis_size(basis):
+    """Rows of a basis given as an array (or a selector holding one), else None."""
+    if isinstance(basis, str):
+        return None
+    centers = getattr(basis, "centers", None) if isinstance(basis, BasisSelector) else basis
+    if centers is None or not hasattr(centers, "__len__") and not hasattr(centers, "shape"):
+        return None
+    return int(centers.shape[0] if hasattr(centers, "shape") else len(centers))
 
 
 class OneVsRestClassifierMixin(ClassifierMixin):
@@ -342,6 +447,30 @@ class OneVsRestClassifierMixin(ClassifierMixin):
         scores = self.decision_function(X)
         idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
         return self.classes_[idx]
+
+    def _check_proba(self):
+        """Refuse probabilities with a message naming where they come from. Hinge, squared
+        hinge and squared losses give scores, not probabilities (CONTRIBUTING.md,
+        "Probabilities"); :class:`~sparsekernel.KernelLogisticRegression` defines its own
+        ``predict_proba``, which takes precedence over this one. Raising AttributeError
+        (scikit-learn's ``available_if``, as SVC(probability=False) does) keeps
+        ``hasattr(est, 'predict_proba')`` False, so meta-estimators fall back on
+        ``decision_function``."""
+        raise AttributeError(
+            f"{type(self).__name__} has no predict_proba: its loss gives scores "
+            "(decision_function), not probabilities. For probabilities fit "
+            "sparsekernel.KernelLogisticRegression, or calibrate this classifier's scores "
+            f"with sklearn.calibration.CalibratedClassifierCV({type(self).__name__}(...), "
+            "method='sigmoid')."
+        )
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """Not available: see :meth:`_check_proba`."""
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X):
+        """Not available: see :meth:`_check_proba`."""
 
 
 class SingleTargetRegressorMixin(RegressorMixin):

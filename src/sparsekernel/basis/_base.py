@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..kernels import Kernel, resolve_gamma
+from ..utils._progress import fit_note
 
 __all__ = ["BasisResult", "BasisSelector", "default_kernel", "resolve_n_basis", "subsample_rows"]
 
@@ -145,6 +146,16 @@ def auto_long_tail(n_samples, nnz_per_row=0.0):
     return min(high, max(low, auto_cap(n_samples, nnz_per_row)))
 
 
+def auto_sample_bytes(n_samples):
+    """Peak memory of :func:`auto_n_basis` on n rows: the kernel on its s = AUTO_SAMPLE
+    sampled rows and its float64 copy for the eigenvalues, with their temporaries: at most
+    2.5 float64 s x s arrays; nothing when the range of 'auto' is a single
+    count (no sample is taken). It is a phase of its own, freed before the basis is chosen,
+    so it is planned on its own."""
+    low, high = auto_bounds(n_samples)
+    return 0.0 if low == high else 2.5 * 8.0 * min(n_samples, AUTO_SAMPLE) ** 2
+
+
 def auto_n_basis(X, kernel, random_state=None, classifier=False):
     """``n_basis='auto'``: as many basis functions as the kernel's spectrum needs.
 
@@ -226,18 +237,19 @@ def auto_n_basis(X, kernel, random_state=None, classifier=False):
     return int(np.clip(rank, low, high))
 
 
-def resolve_n_basis(n_basis, n_samples, auto=None):
+def resolve_n_basis(n_basis, n_samples, auto=None, note=None):
     """Turn ``n_basis`` ('auto', an int or a fraction) into a count in [1, n_samples].
 
     ``'auto'`` is ``auto`` when given (the count :func:`auto_n_basis` chose), else the
     middle of :func:`auto_bounds`; a float in (0, 1] is a fraction of n_samples (rounded
-    up); an int must not exceed n_samples.
+    up); an int must not exceed n_samples. The count 'auto' gives is reported to the
+    running fit at ``verbose >= 1`` (:func:`~sparsekernel.utils.fit_note`), with the
+    numbers of ``note`` (a dict, e.g. the count before the memory plan's cap).
     """
     if isinstance(n_basis, str) and n_basis == "auto":
-        if auto is not None:
-            return auto
-        low, high = auto_bounds(n_samples)
-        return (low + high) // 2
+        m = auto if auto is not None else sum(auto_bounds(n_samples)) // 2
+        fit_note("n_basis='auto' chose", {"m": m, "n_samples": n_samples, **(note or {})})
+        return m
     if isinstance(n_basis, numbers.Integral) and not isinstance(n_basis, bool):
         if 1 <= n_basis <= n_samples:
             return int(n_basis)

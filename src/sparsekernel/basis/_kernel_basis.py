@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ..kernels import Kernel, resolve_gamma
-from ..utils._progress import fit_step
+from ..utils._progress import fit_note, fit_step
 from ._base import AUTO_ALL_ROWS_SHARE, BasisResult, auto_n_basis, resolve_n_basis
 
 __all__ = ["fit_kernel_basis", "make_kernel"]
@@ -85,10 +85,13 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
         if (auto is not None and all_rows_up_to is not None and isinstance(basis, str)
                 and basis in _ROW_SELECTORS and n <= all_rows_up_to
                 and auto >= AUTO_ALL_ROWS_SHARE * n):
+            fit_note("n_basis='auto' chose", {"m": n, "n_samples": n, "all_rows": True})
             return kern, BasisResult(X, np.arange(n), info={"all_rows": True})
-        if auto is not None and max_n_basis is not None:  # the memory plan's cap
-            auto = min(auto, max_n_basis)
-        m = resolve_n_basis(n_basis, X.shape[0], auto)
+        note = None
+        if auto is not None and max_n_basis is not None and max_n_basis < auto:
+            note = {"memory_budget_lowered_it_from": auto}  # the memory plan's cap
+            auto = max_n_basis
+        m = resolve_n_basis(n_basis, X.shape[0], auto, note)
     extra = {"kernel": kern} if _accepts_kernel(selector) else {}
     res = selector.select(X, y, n_basis=m, random_state=rng, **extra)
     if res.gamma is not None:  # per-centre widths from the selector replace gamma

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..kernels._functions import squared_norms
-from ..utils._threads import map_threads, planned_threads, row_slices
+from ..utils._threads import map_threads, max_threads, planned_threads, row_slices
 
 __all__ = ["lloyd"]
 
@@ -21,7 +21,7 @@ __all__ = ["lloyd"]
 _BLOCK_BYTES = 16 * 2**20
 
 
-def lloyd(X, n_clusters, max_iter, rng):
+def lloyd(X, n_clusters, max_iter, rng, block_bytes=_BLOCK_BYTES):
     """Centres after at most ``max_iter`` Lloyd iterations from ``n_clusters`` random rows.
 
     Parameters
@@ -32,6 +32,8 @@ def lloyd(X, n_clusters, max_iter, rng):
     max_iter : int
         Iterations; stops early when no row changes cluster.
     rng : numpy.random.RandomState
+    block_bytes : float, default=_BLOCK_BYTES
+        Distances held at once per thread (a caller's memory plan may lower it).
 
     Returns
     -------
@@ -44,7 +46,7 @@ def lloyd(X, n_clusters, max_iter, rng):
     centers = _dense(X[np.sort(rng.choice(n, n_clusters, replace=False))], dtype)
     labels = None
     for _ in range(max_iter):
-        new, dist = _assign(X, centers)
+        new, dist = _assign(X, centers, block_bytes)
         if labels is not None and np.array_equal(new, labels):
             break
         labels = new
@@ -56,17 +58,19 @@ def _dense(A, dtype):
     return np.asarray(A.toarray() if sp.issparse(A) else A, dtype=dtype)
 
 
-def _assign(X, centers):
+def _assign(X, centers, block_bytes=_BLOCK_BYTES):
     """Index of the nearest centre of every row, and ||x - z||^2 - ||x||^2 there (the row's
     own norm is the same for every centre, so it is left out)."""
     z2 = squared_norms(centers, centers.dtype)
     minus_2zt = np.ascontiguousarray(-2.0 * centers.T)
     n, m = X.shape[0], centers.shape[0]
     threads = planned_threads()
-    step = max(1, int(_BLOCK_BYTES // (centers.itemsize * max(m, 1))))
-    # at most _BLOCK_BYTES of distances a block, and a block for every thread: a small set
-    # (pendigits, dna: one block's worth) would otherwise leave a core idle
-    blocks = row_slices(n, max(threads, -(-n // step)))
+    step = max(1, int(block_bytes // (centers.itemsize * max(m, 1))))
+    # at most block_bytes of distances a block, and a block for every CPU: a small set
+    # (pendigits, dna: one block's worth) would otherwise leave a core idle. The CPUs, not
+    # the threads in force: the same blocks, so the same distances and nearest centres, at
+    # any thread count (utils._threads.max_threads).
+    blocks = row_slices(n, max(max_threads(), -(-n // step)))
 
     def nearest(rows):
         D = np.asarray(X[rows] @ minus_2zt)

@@ -6,8 +6,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state
 
+from ..utils._threads import max_threads
 from ._base import BasisResult, BasisSelector, subsample_rows
-from ._lloyd import lloyd
+from ._lloyd import _BLOCK_BYTES, lloyd
 
 __all__ = ["FixedBasis", "KMeansBasis", "RandomBasis"]
 
@@ -64,6 +65,16 @@ class RandomBasis(BasisSelector):
         return BasisResult(centers=X[idx], indices=idx)
 
 
+def _distance_bytes(kernel):
+    """Distances each thread of Lloyd's assignment step may hold: at most ``_BLOCK_BYTES``,
+    and, with the estimator's kernel, together a quarter of its memory budget (the
+    selection runs before the fit's own arrays exist; the rest covers the clustered rows,
+    labels and sums)."""
+    if kernel is None:
+        return _BLOCK_BYTES
+    return max(1.0, min(_BLOCK_BYTES, kernel.memory_budget / (4 * max_threads())))
+
+
 class KMeansBasis(BasisSelector):
     """k-means centroids of a random subsample (the LLSVM choice of landmarks).
 
@@ -100,7 +111,8 @@ class KMeansBasis(BasisSelector):
         if n_basis >= X.shape[0]:  # as many clusters as rows: the rows are the centres
             return BasisResult(centers=X[rows], indices=rows)
         if self.init == "random":  # our Lloyd loop: no sklearn.cluster import (_lloyd.py)
-            centers = lloyd(X[rows], n_basis, self.max_iter, rng).astype(X.dtype, copy=False)
+            centers = lloyd(X[rows], n_basis, self.max_iter, rng,
+                            _distance_bytes(kernel)).astype(X.dtype, copy=False)
         else:
             centers = self._sklearn_kmeans(X[rows], n_basis, rng).astype(X.dtype, copy=False)
         return BasisResult(centers=sp.csr_matrix(centers) if sp.issparse(X) else centers)

@@ -23,7 +23,7 @@ from ..base import (
 )
 from ..basis import make_kernel
 from ..solvers import MomentAccumulator
-from ..utils import Interval, format_bytes, parse_memory_budget
+from ..utils import Interval
 
 
 class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEstimator):
@@ -33,6 +33,9 @@ class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEsti
                               "n_basis": [None, *N_BASIS],
                               "n_components": [None, Interval("int", 1, None, closed="left")]}
     _requires_y = False  # KSIR and KCCA need y (the slices, the second view)
+    #: The m x m covariance, a block's cross-product, and the eigenproblem's matrix,
+    #: eigenvectors and workspace (solvers.eigen): the shared plan's m x m arrays.
+    _M_SQUARES = 7
 
     def _validate_X(self, X, reset=False):
         X = super()._validate_X(X, reset=reset)
@@ -44,7 +47,7 @@ class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEsti
         """Set ``basis_``, ``basis_indices_``, ``gamma_``; return the fitted kernel."""
         if self.n_basis is not None:
             return self._fit_kernel_basis(X, y_basis)[0]
-        check_full_kernel(self, X.shape[0])
+        check_full_kernel(self, X)
         kern = self._view_kernel(X)
         self.basis_, self.basis_indices_ = X.copy(), np.arange(X.shape[0])
         self.gamma_ = kern.gamma
@@ -76,16 +79,15 @@ def check_n_samples(est, X):
                          f"covariance; got n_samples={X.shape[0]}.")
 
 
-def check_full_kernel(est, m):
-    """Refuse ``n_basis=None`` when one m x m float64 covariance exceeds the memory budget."""
-    need, budget = 8 * m * m, parse_memory_budget(est.memory_budget)
-    if need > budget:
-        raise ValueError(
-            f"{type(est).__name__} with n_basis=None (every training row) holds {m}x{m} "
-            f"covariance matrices of {format_bytes(need)} each, above memory_budget="
-            f"{format_bytes(budget)}. Use a reduced basis (n_basis << n) or raise "
-            f"memory_budget."
-        )
+def check_full_kernel(est, X):
+    """Refuse ``n_basis=None`` (every one of the n training rows a basis function) when the
+    fit's memory plan on m = n (``est._memory_plan``, the rule of every estimator) exceeds
+    the budget: :class:`~sparsekernel.utils.MemoryBudgetError` with the estimate."""
+    (n, d), itemsize = X.shape, np.result_type(X.dtype, np.float32).itemsize
+    est._memory_plan(n, n, d, itemsize).require(
+        f"n_basis=None makes every one of the n={n} rows a basis function, with n x n "
+        "covariance matrices: use a reduced basis (n_basis << n, e.g. 'auto') or raise "
+        "memory_budget")
 
 
 def kernel_moments(kern, X, Z, weight=None, group=None, n_groups=0):

@@ -148,21 +148,40 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
                              f"fitted with {self.n_features_y_in_} features for y.")
         return Y
 
+    def _memory_parts(self, n, m, d, itemsize):
+        """The shared plan for two views of m basis functions each: both bases, the joint
+        (2m) x (2m) moments and eigenproblem, a row of each view's kernel (their joint
+        block in float64)."""
+        parts = super()._memory_parts(n, 2 * m, d, itemsize)
+        parts["kernel_block"] += 8.0 * 2 * m
+        return parts
+
+    def _share_kernel_budget(self, kern, X, m):
+        """Each view's blocks get half of what the plan leaves (they are held together)."""
+        super()._share_kernel_budget(kern, X, m)
+        kern.memory_budget = max(1, kern.memory_budget // 2)
+
     def _view_basis(self, V, basis, random_state):
-        """One view's (kernel, BasisResult) through the one basis -> kernel path."""
-        return fit_kernel_basis(V, None, kernel=self.kernel, gamma=self.gamma,
-                                degree=self.degree, coef0=self.coef0,
-                                memory_budget=self.memory_budget, n_basis=self.n_basis,
-                                basis=basis, random_state=random_state)
+        """One view's (kernel, BasisResult) through the one basis -> kernel path, under the
+        shared memory rule (``_plan_basis``, with this view's rows and basis)."""
+        kern, res = fit_kernel_basis(V, None, kernel=self.kernel, gamma=self.gamma,
+                                     degree=self.degree, coef0=self.coef0,
+                                     memory_budget=self.memory_budget, n_basis=self.n_basis,
+                                     basis=basis, random_state=random_state,
+                                     max_n_basis=self._plan_basis(V, basis=basis))
+        self._share_kernel_budget(kern, V, res.centers.shape[0])
+        return kern, res
 
     def _paired(self, V, rows):
         """The view's kernel and its rows ``rows`` as the basis (paired with X's rows)."""
-        return self._view_kernel(V), BasisResult(centers=V[rows], indices=rows)
+        kern = self._view_kernel(V)
+        self._share_kernel_budget(kern, V, len(rows))
+        return kern, BasisResult(centers=V[rows], indices=rows)
 
     def _fit_bases(self, X, Y):
         """``(kernel_x, basis_x, kernel_y, basis_y)``, each selector run with its view's kernel."""
         if self.n_basis is None:
-            check_full_kernel(self, X.shape[0] * 2)
+            check_full_kernel(self, X)
             rows = np.arange(X.shape[0])
             return *self._paired(X, rows), *self._paired(Y, rows)
         if _is_pair(self.basis):

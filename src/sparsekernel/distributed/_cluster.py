@@ -73,18 +73,26 @@ def open_client(client, n_jobs, what, timeout=None):
         yield stack.enter_context(distributed.Client(client, set_as_default=False, **options))
 
 
-def iter_completed(client, futures, remaining, what, timeout=None):
+#: What the messages advise and say was cancelled, for a fit and for a prediction.
+_FIT = ("add workers, or lower n_parts or n_basis", "the fit was cancelled and the estimator "
+        "is unchanged")
+_PREDICT = ("add workers, or score fewer rows at a time", "the prediction was cancelled")
+
+
+def iter_completed(client, futures, remaining, what, timeout=None, action="fit"):
     """Yield ``futures`` as they finish; raise when the cluster cannot run them.
 
     ``as_completed`` alone waits forever on a cluster whose workers are all gone, so the
     driver polls and raises a RuntimeError once the cluster has had no worker for
     ``min(NO_WORKER_GRACE, remaining)`` seconds or the scheduler connection is lost, and a
     TimeoutError when ``remaining`` seconds (None: no limit) have passed. The caller cancels
-    the futures. ``what`` (the estimator's name) starts every message, which quotes the
-    user's ``timeout`` parameter (``remaining`` is what is left of it).
+    the futures. ``what`` (the estimator's or function's name) starts every message, which
+    quotes the user's ``timeout`` parameter (``remaining`` is what is left of it);
+    ``action`` ('fit' or 'predict') says what was cancelled and what to change.
     """
     distributed = import_distributed(what)
-    watch = _Watch(client, len(futures), remaining, what, timeout)
+    watch = _Watch(client, len(futures), remaining, what, timeout,
+                   _FIT if action == "fit" else _PREDICT)
     pending = distributed.as_completed(futures, loop=client.loop)
     while not pending.is_empty():
         batch = pending.next_batch(block=False)
@@ -99,8 +107,9 @@ def iter_completed(client, futures, remaining, what, timeout=None):
 class _Watch:
     """The cluster's state while the driver waits, and the errors that end the wait."""
 
-    def __init__(self, client, n_tasks, remaining, what, timeout):
+    def __init__(self, client, n_tasks, remaining, what, timeout, words=_FIT):
         self.client, self.n_tasks, self.what, self.user_timeout = client, n_tasks, what, timeout
+        self.advice, self.outcome = words
         self.timeout = math.inf if remaining is None else float(remaining)
         self.grace = min(NO_WORKER_GRACE, self.timeout)
         self.start, self.checked = time.monotonic(), -math.inf
@@ -115,8 +124,8 @@ class _Watch:
             raise RuntimeError(
                 f"{self.what} lost its connection to the Dask scheduler at "
                 f"{self._address()} (client status {self.client.status!r}) with "
-                f"{self._progress()}. Check that the scheduler is running, then fit again; "
-                "the estimator is unchanged.")
+                f"{self._progress()}. Check that the scheduler is running, then try again; "
+                f"{self.outcome}.")
         n_workers = len(self.client.nthreads())
         if n_workers:
             self.no_worker_since = None
@@ -129,14 +138,13 @@ class _Watch:
                 f"{self.what} cannot run its tasks: the Dask cluster at {self._address()} "
                 f"has had no worker for {now - self.no_worker_since:.1f} s, with "
                 f"{self._progress()}. Start workers on the cluster (if they died, their logs "
-                "say why, e.g. out of memory), or pass client=None to fit on an in-process "
-                "cluster; the fit was cancelled and the estimator is unchanged.")
+                "say why, e.g. out of memory), or use an in-process cluster (client=None "
+                f"for a fit); {self.outcome}.")
         if timed_out:
             raise TimeoutError(
                 f"{self.what} waited timeout={self.user_timeout:g} s for the cluster, with "
                 f"{self._progress()} and {n_workers} worker(s) at {self._address()}. Pass a "
-                "larger timeout (None: no limit), add workers, or lower n_parts or n_basis; "
-                "the fit was cancelled and the estimator is unchanged.")
+                f"larger timeout (None: no limit), {self.advice}; {self.outcome}.")
 
     def _progress(self):
         return f"{self.n_done} of {self.n_tasks} tasks done"

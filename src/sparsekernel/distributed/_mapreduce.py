@@ -176,7 +176,7 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         **constraints("C", "tol", "max_iter", "class_weight", "random_state", "verbose"),
-        "smoothing": [Interval("real", 0, None, closed="neither")],
+        "smoothing": [Interval("real", 0, None, closed="right")],  # inf: the exact loss
         "n_basis": N_BASIS,
         "basis": [str, BasisSelector],
         "n_parts": [Interval("int", 1, None, closed="left")],

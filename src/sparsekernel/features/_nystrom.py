@@ -207,6 +207,9 @@ def _cholesky_map(kernel, Z, K, floor):
 class NystromMapMixin:
     """Estimator glue of a fitted :class:`NystromMap` (``rcond``, ``_fit_kernel_basis``)."""
 
+    #: The map's m x m arrays in the shared memory plan (:func:`nystrom_map_bytes`).
+    _M_SQUARES = 6
+
     def _fit_map(self, X, y_basis=None, method="eigh", max_n_basis=None, planned=False):
         """Landmarks chosen with this estimator's kernel, then whitened; stores the map.
 

@@ -2,23 +2,99 @@
 
 from __future__ import annotations
 
+import math
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..utils import parse_memory_budget
-from ..utils._threads import map_threads, planned_threads
+from ..utils._threads import map_threads, max_threads, planned_threads
 from . import _functions as F
 from ._blocks import iter_row_slices, plan_block_rows
 
-__all__ = ["KERNELS", "Kernel", "resolve_gamma"]
+__all__ = ["FEATURE_SCALE_RATIO", "KERNELS", "FeatureScaleWarning", "Kernel", "resolve_gamma"]
 
 #: Kernel names accepted everywhere a ``kernel=`` parameter appears.
 KERNELS = ("rbf", "laplacian", "polynomial", "linear", "sigmoid")
 _ALIASES = {"gaussian": "rbf", "poly": "polynomial"}
 #: Values held per (row, centre) pair while one block is computed (output + temporaries).
 _PER_PAIR = {"rbf": 2.0, "laplacian": 3.0, "polynomial": 2.0, "linear": 1.0, "sigmoid": 2.0}
+
+
+#: Ratio of the largest to the smallest nonzero column standard deviation above which
+#: ``gamma='scale'`` warns (:class:`FeatureScaleWarning`). A column's share of the mean squared
+#: distance ``E||x - z||^2 = 2 sum_j s_j^2``, which ``gamma='scale'`` normalizes as a whole,
+#: is ``s_j^2 / sum_k s_k^2``, at most ``(s_j / s_max)^2``: at a ratio of 1e3 the smallest
+#: column moves the kernel's exponent by about a millionth of the largest one's, below any
+#: solver tolerance, so the model cannot see it, while standardized it would weigh as much
+#: as any other. Ratios of 10-100 (features in different but comparable units, a 0/1
+#: column next to a standardized one) leave every column visible and are not flagged; a
+#: 0/1 column of frequency p has standard deviation about sqrt(p), so only one set in
+#: fewer than 1 row in 4 million (p < 2.5e-7) reaches the ratio next to a column of 0.5.
+#: Columns that are almost always zero but large when not (faint, rare pixels next to
+#: bright ones) can reach it too: there the warning says what it measured and can be
+#: filtered by its class.
+FEATURE_SCALE_RATIO = 1e3
+
+
+class FeatureScaleWarning(UserWarning):
+    """``gamma='scale'`` met features whose scales differ by orders of magnitude.
+
+    ``gamma='scale'`` sets one width from the variance of all of X, so the kernel distance
+    is dominated by the widest columns and hardly sees the narrowest ones (standard
+    deviations more than :data:`FEATURE_SCALE_RATIO` times apart). Standardize the
+    features (``sklearn.preprocessing.StandardScaler`` in a pipeline) or pass a numeric
+    gamma; silence it with ``warnings.filterwarnings("ignore",
+    category=FeatureScaleWarning)`` when the scales are intended.
+    """
+
+
+#: Bytes of float64 rows per chunk of :func:`_column_stds` (its only temporaries).
+_STATS_CHUNK_BYTES = 4 * 2**20
+
+
+def _column_stds(X):
+    """Standard deviation of every column of a dense or CSR X (float64, two passes; dense
+    rows in chunks, so no copy of X is made)."""
+    n = X.shape[0]
+    if not sp.issparse(X):
+        X = np.asarray(X)
+        step = max(1, _STATS_CHUNK_BYTES // (8 * max(X.shape[1], 1)))
+        chunks = [slice(i, i + step) for i in range(0, n, step)]
+        mean = sum(X[c].sum(axis=0, dtype=np.float64) for c in chunks) / max(n, 1)
+        squares = sum(((X[c] - mean) ** 2).sum(axis=0) for c in chunks)
+        return np.sqrt(squares / max(n, 1))
+    X = sp.csr_matrix(X)
+    mean = np.asarray(X.mean(axis=0, dtype=np.float64)).ravel()
+    dev = np.asarray(X.data, dtype=np.float64) - mean[X.indices]
+    stored = np.bincount(X.indices, weights=dev * dev, minlength=X.shape[1])
+    implicit = (n - np.bincount(X.indices, minlength=X.shape[1])) * mean**2
+    return np.sqrt(np.maximum(stored + implicit, 0.0) / max(n, 1))
+
+
+def _warn_feature_scales(X):
+    """Warn (:class:`FeatureScaleWarning`) when X's nonzero column standard deviations
+    span more than :data:`FEATURE_SCALE_RATIO`."""
+    if X.shape[0] < 2 or X.shape[1] < 2:
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        stds = _column_stds(X)
+    stds = stds[np.isfinite(stds) & (stds > 0)]
+    if stds.size < 2:
+        return
+    ratio = float(stds.max() / stds.min())
+    if ratio > FEATURE_SCALE_RATIO:
+        # The order of magnitude, not the ratio itself: the message (and so Python's
+        # once-per-message filter) stays the same across refits on similar data.
+        warnings.warn(
+            f"gamma='scale' on features whose standard deviations differ by a factor of "
+            f"more than 10^{int(math.floor(math.log10(ratio)))} (from {stds.min():.3g} to "
+            f"{stds.max():.3g}): one kernel width for all of them leaves the narrow columns "
+            "almost no weight in the distance. Standardize the features (e.g. "
+            "make_pipeline(StandardScaler(), estimator)) or pass a numeric gamma.",
+            FeatureScaleWarning, stacklevel=2)
 
 
 def _abs_max(A):
@@ -31,14 +107,18 @@ def resolve_gamma(gamma, X):
     """Turn ``gamma`` ('scale', 'auto', a float or per-centre array) into numbers.
 
     ``'scale'`` is ``1 / (n_features * X.var())`` and ``'auto'`` is ``1 / n_features``, exactly
-    as in scikit-learn's SVC; a zero variance falls back to 1.0 as there.
+    as in scikit-learn's SVC; a zero variance falls back to 1.0 as there. ``'scale'`` warns
+    (:class:`FeatureScaleWarning`) when the columns' standard deviations differ by more than
+    :data:`FEATURE_SCALE_RATIO`: every kernel estimator resolves its 'scale' here.
     """
     n_features = X.shape[1]
     if isinstance(gamma, str):
         if gamma == "auto":
             return 1.0 / n_features
         if gamma == "scale":
-            return _scale_gamma(X)
+            g = _scale_gamma(X)
+            _warn_feature_scales(X)
+            return g
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive float. Got {gamma!r}.")
     if isinstance(gamma, numbers.Real):
         if not gamma > 0:
@@ -165,7 +245,11 @@ class Kernel:
         """Call ``work(rows, K(X[rows], Z))`` for every row block, blocks side by side.
 
         The blocks run on the planned threads (:mod:`sparsekernel.utils._threads`), each
-        with one-thread BLAS; the memory budget is shared among the blocks in flight. With
+        with one-thread BLAS; the memory budget is shared among the blocks in flight, at
+        most one per CPU. The blocks themselves are planned from the CPUs
+        (:func:`~sparsekernel.utils._threads.max_threads`), not from the threads in force,
+        so every row is computed in the same block, with the same rounding, at any thread
+        count. With
         ``out`` (an (n, m) C-contiguous array) each block is computed into ``out[rows]``, in
         ``out``'s dtype. ``dtype`` (or ``out``'s dtype) below the working dtype: float32
         blocks from float64 data, the squared distances still in float64
@@ -178,12 +262,12 @@ class Kernel:
                 f"Per-centre gamma has {len(self.gamma)} entries but Z has {Z.shape[0]} rows."
             )
         Z = F.dense_landmarks(Z, self.memory_budget)
-        n_threads = planned_threads()
+        n_threads, n_cpus = planned_threads(), max_threads()
         if block_rows is None:
             block_rows = plan_block_rows(
                 X.shape[0], Z.shape[0], X.shape[1], F.working_dtype(X, Z).itemsize,
-                self.memory_budget / n_threads, _PER_PAIR[self.name])
-        block_rows = _balanced(X.shape[0], block_rows, n_threads)
+                self.memory_budget / n_cpus, _PER_PAIR[self.name])
+        block_rows = _balanced(X.shape[0], block_rows, n_cpus)
         zn = F.squared_norms(Z, F.working_dtype(X, Z)) if self.name == "rbf" else None
 
         def run(rows):
@@ -231,13 +315,14 @@ class Kernel:
         n = X.shape[0]
         out = np.empty((n, n), dtype=F.working_dtype(X, X))
         Xd = F.dense_landmarks(X, self.memory_budget)
-        n_threads = planned_threads()
+        n_threads, n_cpus = planned_threads(), max_threads()
         if block_rows is None:
             block_rows = plan_block_rows(n, n, X.shape[1], out.itemsize,
-                                         self.memory_budget / n_threads, _PER_PAIR[self.name])
+                                         self.memory_budget / n_cpus, _PER_PAIR[self.name])
         # Block k ends at n sqrt(k / B): each holds about n^2 / (2 B) pairs, at most the
-        # block_rows x n that the plan allows, and the threads get equal shares.
-        n_blocks = max(-(-n // max(1, block_rows)), 4 * n_threads if n >= 512 else 1)
+        # block_rows x n that the plan allows, and the threads get equal shares. Planned
+        # from the CPUs, as map_blocks' blocks: the same blocks at any thread count.
+        n_blocks = max(-(-n // max(1, block_rows)), 4 * n_cpus if n >= 512 else 1)
         ends = np.unique(np.round(n * np.sqrt(np.arange(n_blocks + 1) / n_blocks)).astype(int))
         zn = F.squared_norms(Xd, out.dtype) if self.name == "rbf" else None
 
@@ -309,10 +394,11 @@ class Kernel:
 
 
 def _balanced(n, block_rows, n_threads, min_rows=256):
-    """Rows per block, lowered so that the blocks come in a multiple of ``n_threads`` of
-    near-equal size: the threads take the blocks round-robin, and one 8 MB block plus a
-    small remainder (a 3,500-row prediction on 347 landmarks) left one thread idle. Blocks
-    below ``min_rows`` rows are not split further (the threads' hand-over would cost more)."""
+    """Rows per block, lowered so that the blocks come in a multiple of ``n_threads`` (the
+    CPUs: any thread count dividing it gets equal shares) of near-equal size: the threads
+    take the blocks round-robin, and one 8 MB block plus a small remainder (a 3,500-row
+    prediction on 347 landmarks) left one thread idle. Blocks below ``min_rows`` rows are
+    not split further (the threads' hand-over would cost more)."""
     if n_threads <= 1 or n < 2 * min_rows:
         return block_rows
     n_blocks = -(-n // block_rows)

@@ -53,7 +53,7 @@ from ..base import (
 from ..features import nystrom_from_basis
 from ..kernels import resolve_gamma
 from ..solvers import NormalEquations, as_row_blocks, lssvm_dual, lssvm_primal, spd_cholesky
-from ..utils import constraints, fit_step, format_bytes, parse_memory_budget
+from ..utils import MemoryPlan, constraints, fit_step, parse_memory_budget
 
 __all__ = ["ATTRIBUTES", "BaseLSSVM", "KERNEL_PARAMS", "LSSVC", "LSSVM_CONSTRAINTS", "LSSVR",
            "fit_data", "fitted"]
@@ -209,6 +209,9 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
 
     _parameter_constraints = {**LSSVM_CONSTRAINTS, **BASIS_CONSTRAINTS,
                               "n_basis": [None, *N_BASIS]}
+    #: The Nystrom map's six m x m arrays (features.nystrom_map_bytes); the normal
+    #: equations (their matrix, factor and the threads' partial sums) need no more.
+    _M_SQUARES = 6
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
@@ -241,7 +244,9 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         """The exact LS-SVM with the kernel of ``gamma_``: every positive-weight row is a
         basis point (zero-weight rows have alpha = 0, so they stay out of the n x n system)."""
         keep = np.flatnonzero(sw > 0)
-        self._check_exact_budget(len(keep), 24.0 * len(keep) ** 2)
+        n = len(keep)
+        self._check_exact_budget(n, kernel_matrix=8.0 * n * n, system_and_factor=16.0 * n * n,
+                                 working_vectors=8.0 * X.shape[0] * (Y.shape[1] + 1))
         Xk = X[keep]
         with fit_step("solve"):
             res = lssvm_dual(self._kernel()(Xk, Xk), Y[keep], self.C, sw[keep])
@@ -249,17 +254,14 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         self._store(res.coef, res)
         return res
 
-    def _check_exact_budget(self, n, need):
-        """Refuse an exact fit on n rows that needs ``need`` bytes over the budget."""
-        budget = parse_memory_budget(self.memory_budget)
-        if need > budget:
-            raise ValueError(
-                f"An exact {type(self).__name__} fit on n={n} rows needs the n x n kernel "
-                f"matrix and its Cholesky factor: about {format_bytes(need)}, above "
-                f"memory_budget={format_bytes(budget)}. Pass n_basis (the default 'auto' "
-                f"chooses about 4-10 sqrt(n) basis functions) for the reduced LS-SVM, or raise "
-                f"memory_budget."
-            )
+    def _check_exact_budget(self, n, **parts):
+        """Refuse an exact fit on n rows whose plan (``parts``, bytes) exceeds the budget
+        (:class:`~sparsekernel.utils.MemoryBudgetError`, the rule of every estimator)."""
+        MemoryPlan(type(self).__name__, parse_memory_budget(self.memory_budget),
+                   **parts).require(
+            f"an exact fit on n={n} rows holds the n x n kernel matrix and its Cholesky "
+            "factor: pass n_basis (the default 'auto' chooses about 4-10 sqrt(n) basis "
+            "functions) for the reduced LS-SVM, or raise memory_budget")
 
     def _fit_reduced(self, X, Y, sw, y_basis):
         kern, basis = self._fit_kernel_basis(X, y_basis)

@@ -34,7 +34,7 @@ from ..base import (
 )
 from ..kernels import resolve_gamma
 from ..solvers import IncrementalLSSVM
-from ..utils import Interval, log_line
+from ..utils import Interval, MemoryPlan, log_line, parse_memory_budget
 from ..utils._threads import blas_threads
 from ._base import KERNEL_PARAMS, LSSVM_CONSTRAINTS
 
@@ -132,8 +132,23 @@ class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernel
         self
         """
         X, y, sw = self._regressor_data(X, y, sample_weight)
+        self._plan_memory(X)
         self._start(X)
         return self._stream(X, y, sw)
+
+    def _plan_memory(self, X):
+        """The memory rule of every estimator (``KernelExpansionMixin._plan_basis``) for
+        the working set of ``n_basis`` + 1 slots: targets and weights, the solver's two
+        slot-square matrices and the slots' rows, and one chunk of arrivals with its kernel
+        against the slots and itself; refused with the estimate before anything is
+        allocated."""
+        n, d = X.shape
+        cap, chunk = self.n_basis + 1, min(_CHUNK, n)
+        MemoryPlan(type(self).__name__, parse_memory_budget(self.memory_budget),
+                   working_vectors=8.0 * n * 2, working_set=8.0 * cap * (2 * cap + d + 4),
+                   chunk=8.0 * chunk * (cap + chunk + 2 * d) + 8.0 * (cap + chunk) * d).require(
+            f"n_basis={self.n_basis!r} is too large a working set for this budget: lower "
+            "n_basis, or raise memory_budget (float('inf') for no cap)")
 
     def partial_fit(self, X, y, sample_weight=None):
         """Stream one point or a batch (rows in order) into the current model.
@@ -154,6 +169,7 @@ class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernel
         """
         first = not hasattr(self, "basis_")
         X, y, sw = self._regressor_data(X, y, sample_weight, reset=first)
+        self._plan_memory(X)
         if first:
             self._start(X)
         elif hasattr(self, "_solver"):  # copy on write (base.fit_transaction)

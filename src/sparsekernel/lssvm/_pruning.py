@@ -123,7 +123,9 @@ class _PrunedLSSVM(BaseLSSVM):
         keep = np.flatnonzero(sw > 0)
         n = len(keep)
         # the kernel, two factors and a complement; the validation rows' kernel
-        self._check_exact_budget(n, 8.0 * n * (4 * n + X_val.shape[0]))
+        self._check_exact_budget(n, kernel_matrix_and_factors=32.0 * n * n,
+                                 validation_kernel=8.0 * n * X_val.shape[0],
+                                 working_vectors=8.0 * (n + X_val.shape[0]) * (T.shape[1] + 1))
         # One kernel for the whole path: gamma='scale' is resolved on the training part once.
         self.gamma_ = resolve_gamma(self.gamma, X)
         kern, Xk = self._kernel(), X[keep]

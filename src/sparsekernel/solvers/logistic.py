@@ -53,7 +53,7 @@ from ._parallel import matmul, rmatmul
 from ._result import SolverResult, check_finite
 from ._spd import spd_cholesky, spd_solve
 
-__all__ = ["logistic_newton"]
+__all__ = ["logistic_newton", "logistic_newton_bytes"]
 
 #: Largest q (m + 1) solved with the exact Hessian; past it, Newton with preconditioned CG.
 _EXACT_MAX = 2000
@@ -61,6 +61,24 @@ _ARMIJO = 1e-4
 #: Conjugate-gradient steps allowed per Newton step of the large problems.
 _MAX_CG = 250
 _MAX_HALVINGS = 40
+
+
+def logistic_newton_bytes(n, m, q, itemsize, n_threads):
+    """Peak working memory of :func:`logistic_newton` on n rows of m features (of
+    ``itemsize`` bytes) and q columns (1 binary, k multinomial), beyond F and y: eight
+    float64 arrays of n x q (logits, probabilities, residuals, the step's logits, the trial
+    logits of the line search and the log-sum-exp temporaries), the weights, and either
+    the exact Hessian of p = q (m + 1) with its factor and the threads' partial grams (a
+    gather buffer of at most 8 MiB each), or, past ``_EXACT_MAX``, the float32 copy of F
+    for the curvature products, the preconditioner's (m + 1)-square arrays and the
+    conjugate-gradient vectors."""
+    p, m1 = q * (m + 1), m + 1
+    rows = 8.0 * n * (8 * q + 2)
+    if p <= _EXACT_MAX:
+        gather = min(8.0 * 2**20, float(n) * m1 * itemsize)
+        return rows + 2 * 8.0 * p * p + n_threads * (8.0 * m1 * m1 + gather)
+    curv = 4.0 * n * m if itemsize == 8 else 0.0
+    return rows + curv + 4 * 8.0 * m1 * m1 + 8 * 8.0 * p
 
 
 def logistic_newton(F, y, C=1.0, sample_weight=None, tol=1e-6, max_iter=100, callback=None):

@@ -181,6 +181,12 @@ class LearnedBasisClassifier(ExpansionClassifier):
     Subclasses define ``_selector()``: a :class:`LearnedBasis` from their parameters.
     """
 
+    def _memory_parts(self, n, m, d, itemsize):
+        """The shared plan plus the n x m float64 arrays every evaluation of W(Z) holds:
+        K(X, Z), its whitened (SVM) or centred (Fisher) copies and the gradient's weighted
+        rows, five at most."""
+        return {**super()._memory_parts(n, m, d, itemsize), "features": 5 * 8.0 * n * m}
+
     def fit(self, X, y, sample_weight=None):
         """Learn the expansion vectors and their coefficients.
 

@@ -13,7 +13,15 @@ from .._docs import fill_doc
 from ..base import BASIS_CONSTRAINTS
 from ..basis import resolve_n_basis
 from ..kernels import Kernel
-from ..utils import Options, SolverProgress, constraints, plain, seed_from
+from ..utils import (
+    MemoryPlan,
+    Options,
+    SolverProgress,
+    constraints,
+    parse_memory_budget,
+    plain,
+    seed_from,
+)
 from ._base import LOSSES, SPARSE_MARGIN_CONSTRAINTS, ExpansionClassifier
 from ._basis_svm import BasisSVM
 from ._reduced_set import kernel_expansion, reduced_set_rbf
@@ -108,13 +116,38 @@ class ReducedSetSVC(ExpansionClassifier):
         self.random_state = random_state
         self.verbose = verbose
 
+    def _plan_memory(self, X, n_models):
+        """The memory rule (:meth:`~sparsekernel.base.KernelExpansionMixin._plan_basis`) for
+        m = ``n_basis`` vectors over ``n_models`` compressed models, checked before anything
+        is fitted: targets, weights and the duals, the support vectors as a dense float64
+        copy (at most every row) with the stacked copy each greedy step makes, their kernel
+        against the reduced set, the MRS step's K(X, Z), its whitened copy and dual
+        coordinate descent's copies of them, and the m x m systems.
+        A source SVC fitted here keeps LIBSVM's own kernel cache (its ``cache_size``).
+
+        Returns the bytes the plan leaves to the kernel's row blocks (at least one row)."""
+        (n, d), k = X.shape, self._n_problems
+        m = max(1, resolve_n_basis(self.n_basis, n) // n_models) * n_models
+        block = 8.0 * (2 * n + d + 1)  # one row of K(V, V), V at most every row
+        plan = MemoryPlan(
+            type(self).__name__, parse_memory_budget(self.memory_budget),
+            working_vectors=8.0 * n * (k + 3), support_vectors=2 * 8.0 * n * d,
+            reduced_set=8.0 * n * (m // n_models + 2),
+            features=4 * 8.0 * n * m if self.method == "mrs" else 0.0,
+            m_x_m_matrices=self._M_SQUARES * 8.0 * m * m, kernel_block=block)
+        plan.require(f"n_basis={self.n_basis!r} is too many expansion vectors for this "
+                     "budget: lower n_basis, or raise memory_budget (float('inf') for no cap)")
+        return int(max(block, plan.budget - plan.total + block))
+
     def _source_models(self, X, Y, sw):
-        """The fitted binary model per one-vs-rest target."""
+        """The fitted binary model per one-vs-rest target, and the kernel blocks' share of
+        the budget (:meth:`_plan_memory`)."""
         svc = SVC() if self.svc is None else self.svc
         try:
             check_is_fitted(svc)
         except NotFittedError:
-            return [clone(svc).fit(X, t, sample_weight=sw) for t in Y.T]
+            share = self._plan_memory(X, Y.shape[1])
+            return [clone(svc).fit(X, t, sample_weight=sw) for t in Y.T], share
         src_classes = [plain(c) for c in getattr(svc, "classes_", [])]
         if len(src_classes) != 2:
             raise ValueError(f"Only binary models can be compressed; the fitted "
@@ -125,7 +158,7 @@ class ReducedSetSVC(ExpansionClassifier):
                 f"The fitted {type(svc).__name__} has classes {src_classes} but y has "
                 f"{[plain(c) for c in self.classes_]}: pass the model's own training data."
             )
-        return [svc]
+        return [svc], self._plan_memory(X, 1)
 
     def fit(self, X, y, sample_weight=None):
         """Compress the model(s); X, y are the training data (MRS re-fits coefficients on it).
@@ -143,12 +176,12 @@ class ReducedSetSVC(ExpansionClassifier):
         """
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
         self._check_weighted_classes(y_enc, sw)
-        models = self._source_models(X, Y, sw)
+        models, share = self._source_models(X, Y, sw)
         m = max(1, resolve_n_basis(self.n_basis, X.shape[0]) // len(models))
         with SolverProgress(self.verbose, len(models), type(self).__name__) as progress:
             parts = []
             for label, model in zip(self._problem_labels, models, strict=True):
-                parts.append(self._compress(model, X, m, progress.callback(label)))
+                parts.append(self._compress(model, X, m, progress.callback(label), share))
                 progress.done()
         self.n_source_support_ = int(sum(p["n_sv"] for p in parts))
         self.n_iter_ = max(p["n_iter"] for p in parts)
@@ -160,16 +193,19 @@ class ReducedSetSVC(ExpansionClassifier):
             return self
         C_src = parts[-1]["C"]
         C = self.C if self.C is not None else (C_src if C_src is not None else 2.0)
-        svm = BasisSVM(self._kernel(), X, Y, C=C, loss=self.loss, sample_weight=sw,
+        kernel = self._kernel()
+        kernel.memory_budget = share
+        svm = BasisSVM(kernel, X, Y, C=C, loss=self.loss, sample_weight=sw,
                        tol=self.tol, random_state=seed_from(self.random_state))
         self._fit_coefficients(svm, Z)  # merges vectors that coincide across models
         return self
 
-    def _compress(self, model, X, m, callback):
-        """Greedy reduced set of one binary model: a dict of Z, beta, b, C and counts."""
+    def _compress(self, model, X, m, callback, share):
+        """Greedy reduced set of one binary model: a dict of Z, beta, b, C and counts;
+        its kernel blocks within ``share`` bytes."""
         V, a, b, gamma, C = kernel_expansion(model, X)
         self.gamma_ = gamma  # one width for the whole ensemble (all fitted on the same X)
-        kernel = Kernel("rbf", gamma=gamma, memory_budget=self.memory_budget)
+        kernel = Kernel("rbf", gamma=gamma, memory_budget=share)
         Z, beta, it = reduced_set_rbf(kernel, V, a, min(m, len(V)), max_iter=self.max_iter,
                                       tol=self.tol, callback=callback)
         return {"Z": Z, "beta": beta, "b": b, "C": C, "n_sv": len(V), "n_iter": it}

@@ -51,7 +51,7 @@ SVM_CONSTRAINTS = {
     **BASIS_CONSTRAINTS,
     "n_basis": [None, *N_BASIS],
     **constraints("C", "tol", "max_iter", "verbose"),
-    "smoothing": [Interval("real", 0, None, closed="neither")],
+    "smoothing": [Interval("real", 0, None, closed="right")],  # inf: the exact loss
 }
 
 

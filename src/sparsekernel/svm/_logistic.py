@@ -32,8 +32,9 @@ from ..base import (
     report_result,
 )
 from ..features._nystrom import NystromMapMixin
-from ..solvers.logistic import logistic_newton
+from ..solvers.logistic import logistic_newton, logistic_newton_bytes
 from ..utils import Interval, Options, SolverProgress, constraints
+from ..utils._threads import max_threads
 
 __all__ = ["KernelLogisticRegression"]
 
@@ -130,6 +131,15 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
         self.class_weight = class_weight
         self.random_state = random_state
         self.verbose = verbose
+
+    def _memory_parts(self, n, m, d, itemsize):
+        """The shared plan (the Nystrom map's m x m arrays among them) plus the stored
+        features, in the input's precision, and the Newton solver's working memory."""
+        k = self._n_planned_outputs()
+        return {**super()._memory_parts(n, m, d, itemsize),
+                "features": float(n) * m * itemsize,
+                "solver": logistic_newton_bytes(n, m, 1 if k == 1 else k, itemsize,
+                                                max_threads())}
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model on (X, y).

@@ -6,7 +6,8 @@ from .. import _lazy_exports
 __all__ = ["COMMON_CONSTRAINTS", "DEFAULT_MEMORY_BUDGET", "InvalidParameterError", "Interval",
            "MemoryBudgetError", "MemoryPlan", "Options", "SolverProgress",
            "UNLIMITED_MEMORY_BUDGET", "check_random_state", "check_sample_weight",
-           "column_mean_std", "constraints", "eigenvalue_floor", "feature_dtype", "fit_step",
+           "column_mean_std", "constraints", "eigenvalue_floor", "feature_dtype", "fit_note",
+           "fit_step",
            "format_bytes",
            "largest_within", "log_line", "parse_memory_budget",
            "plain", "repeated_rows", "seed_from", "validate_params"]
@@ -15,7 +16,7 @@ __getattr__, __dir__ = _lazy_exports(globals(), {
     "._memory": ["DEFAULT_MEMORY_BUDGET", "UNLIMITED_MEMORY_BUDGET", "MemoryBudgetError",
                  "MemoryPlan", "format_bytes", "largest_within", "parse_memory_budget"],
     "._numerics": ["column_mean_std", "eigenvalue_floor", "feature_dtype", "repeated_rows"],
-    "._progress": ["SolverProgress", "fit_step", "log_line"],
+    "._progress": ["SolverProgress", "fit_note", "fit_step", "log_line"],
     "._random": ["check_random_state", "seed_from"],
     "._validation": ["COMMON_CONSTRAINTS", "Interval", "InvalidParameterError", "Options",
                      "check_sample_weight", "constraints", "plain", "validate_params"],

@@ -38,7 +38,7 @@ try:
 except ImportError:  # pragma: no cover - scikit-learn without sklearn.callback
     with_callbacks = None
 
-__all__ = ["SolverProgress", "fit_step", "log_line", "run_fit_task"]
+__all__ = ["SolverProgress", "fit_note", "fit_step", "log_line", "run_fit_task"]
 
 logger = logging.getLogger("sparsekernel")
 
@@ -72,8 +72,8 @@ def _format(info):
     return " ".join(f"{key}={text}" for key, text in parts if text is not None)
 
 
-def log_line(verbose, owner, message, info=None):
-    """Emit one progress line when ``verbose >= 2``.
+def log_line(verbose, owner, message, info=None, level=2):
+    """Emit one progress line when ``verbose >= level``.
 
     Parameters
     ----------
@@ -85,8 +85,11 @@ def log_line(verbose, owner, message, info=None):
         What happened (``"solve"``, ``"iteration"``, ...).
     info : dict, optional
         Numbers to append as ``key=value`` (NaN and non-scalar entries are left out).
+    level : int, default=2
+        The least ``verbose`` that shows the line: 2 for per-iteration and per-solve lines,
+        1 for what a fit decided once (:func:`fit_note`), shown beside the progress bar.
     """
-    if int(verbose) < 2:
+    if int(verbose) < level:
         return
     text = _format(info) if info else ""
     line = f"[{owner}] {message}" + (f" {text}" if text else "")
@@ -94,6 +97,27 @@ def log_line(verbose, owner, message, info=None):
         logger.info(line)
     else:
         print(line, file=sys.stderr, flush=True)
+
+
+def fit_note(message, info=None):
+    """One line, at ``verbose >= 1``, from inside the running fit: what it decided on its
+    own (the m that ``n_basis='auto'`` chose), said once, before any progress bar opens.
+
+    The running fit's estimator (the root of :func:`run_fit_task`) names the line and gives
+    ``verbose``; outside a fit, or for an estimator without ``verbose``, nothing is shown.
+
+    Parameters
+    ----------
+    message : str
+    info : dict, optional
+        As :func:`log_line`'s.
+    """
+    current = _CURRENT.get()
+    if current is None:
+        return
+    estimator = current.estimator
+    log_line(getattr(estimator, "verbose", 0) or 0, type(estimator).__name__, message, info,
+             level=1)
 
 
 def _wants_callbacks(estimator):
@@ -203,8 +227,9 @@ class SolverProgress:
     Parameters
     ----------
     verbose : int
-        0: silent. 1: a tqdm bar over the sub-problems (e.g. one per class). 2 and more:
-        instead a line per solver iteration (:func:`log_line`).
+        0: silent. 1: a tqdm bar over the sub-problems (e.g. one per class; a single
+        problem's bar shows its iterations as they come). 2 and more: instead a line per
+        solver iteration (:func:`log_line`).
     total : int
         Number of sub-problems.
     desc : str
@@ -232,7 +257,7 @@ class SolverProgress:
     def __enter__(self):
         # One display per level: the bar at verbose=1; from 2 on, lines (a bar redrawn
         # between them would garble both on the same terminal).
-        if self.verbose == 1 and self.total > 1:
+        if self.verbose == 1 and self.total >= 1:
             from tqdm.auto import tqdm
 
             self._bar = tqdm(total=self.total, desc=self.desc, unit="problem", leave=False)

@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
 __all__ = ["blas_limit", "blas_threads", "drain_queue", "map_balanced", "map_threads",
-           "planned_threads", "row_slices", "thread_budget", "thread_plan"]
+           "max_threads", "planned_threads", "row_slices", "thread_budget", "thread_plan"]
 
 _CONTROLLER = []
 #: The thread count planned by the outermost fit or predict of this context (None outside).
@@ -49,6 +49,21 @@ def _cpu_count():
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
+
+
+def max_threads():
+    """The most threads a plan of this process can give: its CPUs, the bound of
+    :func:`thread_budget` whatever BLAS limit is in force.
+
+    Work is *partitioned* from this, never from the plan in force (:func:`planned_threads`,
+    which only says how many threads take the pieces): kernel row blocks, k-means blocks
+    and the memory plans' shares then come out the same at any thread count, and so does
+    the rounding of every piece (a BLAS product's last bits depend on the shape it is
+    given). A fixed ``random_state`` thus gives the same model on one thread or on all of
+    them, which a greedy or discontinuous step (an argmax, a pivot, a reduced-set
+    selection) would otherwise turn from a rounding difference into another model.
+    """
+    return _cpu_count()
 
 
 def thread_budget():

@@ -40,7 +40,10 @@ class Interval:
     kind : {"int", "real"}
         ``"int"`` accepts integers only; ``"real"`` accepts any real number (ints too).
     left, right : float or None
-        Bounds; ``None`` means unbounded.
+        Bounds; ``None`` means -inf (left) or inf (right), which, as any bound, belongs to
+        the interval only where ``closed`` says so: ``Interval("real", 0, None,
+        closed="neither")`` is (0, inf) and refuses ``float('inf')``, ``closed="right"``
+        makes it (0, inf].
     closed : {"left", "right", "both", "neither"}
         Which bounds belong to the interval.
     """
@@ -64,13 +67,11 @@ class Interval:
     def is_satisfied_by(self, value):
         if not self._type_ok(value) or (isinstance(value, float) and math.isnan(value)):
             return False
-        lo_ok = self.left is None or (
-            value >= self.left if self.closed in ("left", "both") else value > self.left
-        )
-        hi_ok = self.right is None or (
-            value <= self.right if self.closed in ("right", "both") else value < self.right
-        )
-        return lo_ok and hi_ok
+        left = -math.inf if self.left is None else self.left
+        right = math.inf if self.right is None else self.right
+        lo_ok = value >= left if self.closed in ("left", "both") else value > left
+        hi_ok = value <= right if self.closed in ("right", "both") else value < right
+        return bool(lo_ok and hi_ok)
 
     def __str__(self):
         noun = "an int" if self.kind == "int" else "a float"
@@ -180,7 +181,7 @@ COMMON_CONSTRAINTS = {
     "class_weight": [None, Options("balanced"), "dict"],
     "random_state": ["random_state"],
     "verbose": [Interval("int", 0, None, closed="left"), "boolean"],
-    "memory_budget": [None, Interval("real", 1, None, closed="left"), str],
+    "memory_budget": [None, Interval("real", 1, None, closed="both"), str],  # inf: no cap
     "epsilon": [Interval("real", 0, None, closed="left")],
 }
 
