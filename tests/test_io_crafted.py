@@ -29,6 +29,7 @@ from sklearn.preprocessing import (
 from sklearn.svm import SVC
 
 from sparsekernel.io import ModelFormatError, save
+from sparsekernel.io._nested import _json_nodes as _nodes
 from sparsekernel.io._sklearn_checks import check_object
 
 from .test_io_fuzz import npy_bytes, read_members, write_members
@@ -92,17 +93,6 @@ def outcomes(tmp_path_factory):
 
 def _schema(members):
     return json.loads(dict(members)["schema.json"])
-
-
-def _nodes(tree):
-    stack = [tree]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            yield item
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
 
 
 def _state(schema, cls):
