@@ -32,6 +32,19 @@ def test_csr_rows_give_the_dense_centres_and_dtypes_are_kept():
     assert lloyd(X.astype(np.float32), 7, 5, np.random.RandomState(0)).dtype == np.float32
 
 
+def test_wide_csr_rows_keep_csr_centres_equal_to_the_dense_ones():
+    """Dense centres that would not fit a block of distances stay CSR (a mean of sparse rows
+    is as sparse as their union): the same centres, empty clusters relocated alike."""
+    X, _ = make_blobs(n_samples=300, centers=4, n_features=40, random_state=2)
+    X[X < 4] = 0.0  # sparse rows, and duplicate all-zero rows that leave clusters empty
+    Xs = sp.csr_matrix(X)
+    dense = lloyd(Xs, 9, 5, np.random.RandomState(0))
+    wide = lloyd(Xs, 9, 5, np.random.RandomState(0), block_bytes=4 * 9 * 40 * 8 - 1)
+    assert sp.issparse(wide) and not sp.issparse(dense)
+    np.testing.assert_allclose(wide.toarray(), dense, rtol=1e-10, atol=1e-12)
+    assert wide.nnz < np.count_nonzero(X)
+
+
 def test_rows_split_a_block_per_cpu_give_the_same_centres_on_any_thread_count(monkeypatch):
     """A set smaller than one block of distances is still split, a block per CPU (so no
     core idles on pendigits-sized data), and the blocks do not depend on the threads in

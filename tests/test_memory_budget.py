@@ -9,6 +9,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from sparsekernel import (
     LSSVC,
@@ -184,3 +185,18 @@ def test_every_estimator_taking_a_budget_stays_within_it(data, est, n):
     model, peak = traced_peak(lambda: est.fit(X, target))
     assert peak <= 1.1 * budget, f"peak {peak / MiB:.1f} MiB over {budget / MiB:.0f} MiB"
     assert model.basis_.shape[0] >= 1
+
+
+def test_kmeans_on_wide_sparse_rows_stays_within_the_budget():
+    """k-means landmarks of CSR rows with a million columns: dense m x d centres (and the
+    loop's copies of them) would be several times the budget; CSR centres are not."""
+    rng = np.random.default_rng(0)
+    n, d, k = 400, 1_000_000, 10
+    indices = np.sort(rng.choice(d, (n, k)), axis=1).ravel()
+    X = sp.csr_matrix((rng.random(n * k), indices, np.arange(0, n * k + 1, k)), shape=(n, d))
+    y = np.arange(n) % 2
+    budget = 512 * MiB  # the plan counts the basis as dense: 40 x 10^6 x 8 bytes
+    est = LowRankSVC(n_basis=40, gamma=1.0, memory_budget=budget, random_state=0)
+    model, peak = traced_peak(lambda: est.fit(X, y))
+    assert sp.issparse(model.basis_) and model.basis_.shape == (40, d)
+    assert peak <= 0.25 * budget, f"peak {peak / MiB:.1f} MiB"

@@ -37,13 +37,19 @@ def lloyd(X, n_clusters, max_iter, rng, block_bytes=_BLOCK_BYTES):
 
     Returns
     -------
-    ndarray of shape (n_clusters, d)
-        Dense centres in X's dtype (float32 or float64). A cluster that loses every row keeps
-        its previous centre.
+    ndarray or CSR matrix of shape (n_clusters, d)
+        Centres in X's dtype (float32 or float64): dense, or CSR for CSR rows whose dense
+        centres would not fit in a block of distances (wide sparse data: a mean of sparse
+        rows is as sparse as their union, while the dense loop holds about four m x d
+        arrays). A cluster that loses every row keeps its previous centre.
     """
-    n = X.shape[0]
+    n, d = X.shape
     dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
-    centers = _dense(X[np.sort(rng.choice(n, n_clusters, replace=False))], dtype)
+    start = X[np.sort(rng.choice(n, n_clusters, replace=False))]
+    if sp.issparse(X) and 4.0 * n_clusters * d * np.dtype(dtype).itemsize > block_bytes:
+        centers = sp.csr_matrix(start, dtype=dtype)
+    else:
+        centers = _dense(start, dtype)
     labels = None
     for _ in range(max_iter):
         new, dist = _assign(X, centers, block_bytes)
@@ -62,10 +68,14 @@ def _assign(X, centers, block_bytes=_BLOCK_BYTES):
     """Index of the nearest centre of every row, and ||x - z||^2 - ||x||^2 there (the row's
     own norm is the same for every centre, so it is left out)."""
     z2 = squared_norms(centers, centers.dtype)
-    minus_2zt = np.ascontiguousarray(-2.0 * centers.T)
     n, m = X.shape[0], centers.shape[0]
+    itemsize = centers.dtype.itemsize
+    if sp.issparse(centers):  # a block's product is sparse, then densified: about 3 copies
+        minus_2zt, per_entry = (-2.0 * centers.T).tocsr(), 3 * itemsize
+    else:
+        minus_2zt, per_entry = np.ascontiguousarray(-2.0 * centers.T), itemsize
     threads = planned_threads()
-    step = max(1, int(block_bytes // (centers.itemsize * max(m, 1))))
+    step = max(1, int(block_bytes // (per_entry * max(m, 1))))
     # at most block_bytes of distances a block, and a block for every CPU: a small set
     # (pendigits, dna: one block's worth) would otherwise leave a core idle. The CPUs, not
     # the threads in force: the same blocks, so the same distances and nearest centres, at
@@ -73,7 +83,8 @@ def _assign(X, centers, block_bytes=_BLOCK_BYTES):
     blocks = row_slices(n, max(max_threads(), -(-n // step)))
 
     def nearest(rows):
-        D = np.asarray(X[rows] @ minus_2zt)
+        D = X[rows] @ minus_2zt
+        D = D.toarray() if sp.issparse(D) else np.asarray(D)
         D += z2
         j = np.argmin(D, axis=1)
         return j, D[np.arange(len(j)), j]
@@ -88,15 +99,32 @@ def _means(X, labels, dist, old):
     KMeans relocates them: a duplicate centre would be a landmark wasted."""
     n, m = X.shape[0], old.shape[0]
     S = sp.csr_matrix((np.ones(n, dtype=old.dtype), (labels, np.arange(n))), shape=(m, n))
-    sums = _dense(S @ X, old.dtype)
     counts = np.bincount(labels, minlength=m)
     full = counts > 0
-    centers = old.copy()
-    centers[full] = sums[full] / counts[full, None].astype(old.dtype)
     empty = np.flatnonzero(~full)
+    take = np.empty(0, dtype=np.intp)
     if empty.size:
         far = (dist + squared_norms(X, np.float64)).astype(np.float64)
         far[counts[labels] == 1] = -np.inf  # a cluster's only row stays where it is
-        take = np.argpartition(-far, min(empty.size, n) - 1)[:empty.size]
-        centers[empty[:take.size]] = _dense(X[np.sort(take)], old.dtype)
+        take = np.sort(np.argpartition(-far, min(empty.size, n) - 1)[:empty.size])
+    if sp.issparse(old):
+        return _sparse_means(S @ X, counts, old, X[take], empty)
+    sums = _dense(S @ X, old.dtype)
+    centers = old.copy()
+    centers[full] = sums[full] / counts[full, None].astype(old.dtype)
+    if take.size:
+        centers[empty[:take.size]] = _dense(X[take], old.dtype)
     return centers
+
+
+def _sparse_means(sums, counts, old, relocated, empty):
+    """:func:`_means` on CSR centres: the scaled sums, previous rows for clusters left empty,
+    the relocated rows for the first of them."""
+    m = old.shape[0]
+    scale = np.divide(1.0, counts, out=np.zeros(m), where=counts > 0).astype(old.dtype)
+    order = np.arange(m)
+    order[empty] = m + empty  # the previous centre ...
+    order[empty[:relocated.shape[0]]] = 2 * m + np.arange(relocated.shape[0])  # ... or a row
+    stacked = sp.vstack([sp.diags(scale) @ sums, old, relocated.astype(old.dtype)],
+                        format="csr", dtype=old.dtype)
+    return stacked[order]
