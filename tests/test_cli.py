@@ -521,6 +521,38 @@ def test_help_exits_zero(command, fragments, capsys):
         assert fragment in text
 
 
+@pytest.mark.parametrize("command", ["train", "predict", "scale", "tune", "demo"])
+def test_help_gives_every_default_it_names(command, capsys):
+    status, out, _ = _run(capsys, command, "--help")
+    assert status == 0
+    text = " ".join(out.split())
+    # 'default:' with nothing after it, or 'the library's' without the size.
+    assert not re.search(r"default:\s*($|[),;(])", text), text
+    assert not re.search(r"the library's(?! \d)", text), text
+
+
+def test_help_defaults_are_the_estimators(capsys):
+    from sparsekernel import LowRankSVC
+    from sparsekernel.utils import DEFAULT_MEMORY_BUDGET, format_bytes
+
+    _, out, _ = _run(capsys, "scale", "--help")
+    assert f"default: the library's {format_bytes(DEFAULT_MEMORY_BUDGET)}" in " ".join(
+        out.split())
+    _, out, _ = _run(capsys, "train", "--help")
+    text = " ".join(out.split())
+    lowrank, reduced = LowRankSVC(), ReducedSVC()
+    assert (f"default: {reduced.max_iter} ({lowrank.max_iter} for --model lowrank)" in text
+            and reduced.max_iter != lowrank.max_iter)
+    assert f"default: {reduced.basis} ({lowrank.basis} for --model lowrank)" in text
+
+
+def test_predict_help_does_not_claim_svm_predict_s_predictions(capsys):
+    _, out, _ = _run(capsys, "predict", "--help")
+    text = " ".join(out.split())
+    assert "never saw" in text and "ignored" in text and "can differ" in text
+    assert "as svm-predict ignores" not in text
+
+
 # --- demo -----------------------------------------------------------------------------------
 
 def test_demo_prints_table(capsys):

@@ -48,3 +48,23 @@ def test_cli_lowrank_cross_validation_loads_the_file(tmp_path, capsys):
     assert main(["train", "--model", "lowrank", "-g", "2", "-c", "4", "--n-basis", "20",
                  "-v", "3", train]) == 0
     assert re.fullmatch(r"Cross Validation Accuracy = [0-9.]+%\n", capsys.readouterr().out)
+
+
+def test_cli_lowrank_reads_the_width_and_the_classes_of_the_whole_file(tmp_path, capsys):
+    # Sorted by label (as 'sort -k1,1' leaves a file), with feature 3 used only by the +1
+    # rows: the first chunk holds one class and not the largest index.
+    X, y = make_checkerboard(400, noise=0.05, cells=2, random_state=0)
+    X = np.hstack([X, np.where(y[:, None] > 0, 0.5, 0.0)])
+    order = np.argsort(y, kind="stable")
+    train = str(tmp_path / "sorted.svm")
+    dump_svmlight_file(X[order], y[order], train, zero_based=False)
+    model_file = str(tmp_path / "m.skm")
+    for chunk_size, n_basis in (("100", "20"), ("3", "3")):  # the basis: from chunk 1
+        status = main(["train", "--model", "lowrank", "-g", "2", "--n-basis", n_basis,
+                       "--chunk-size", chunk_size, "--random-state", "0", train, model_file])
+        out, err = capsys.readouterr()
+        assert status == 0, err
+        assert f"streamed in chunks of {chunk_size} rows" in out
+        model = load(model_file)
+        assert model.n_features_in_ == 3 and model.classes_.tolist() == [-1.0, 1.0]
+        assert model.n_rows_seen_ == 400

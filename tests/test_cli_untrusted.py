@@ -6,8 +6,11 @@ subprocess under an address-space limit); output files appear only once complete
 path that is not a regular file is written in place, never replaced.
 """
 
+import errno
+import io
 import os
 import re
+import signal
 import stat
 import subprocess
 import sys
@@ -192,6 +195,128 @@ def test_interrupted_predict_writes_no_output_file(files, tmp_path, monkeypatch,
     assert _entries(tmp_path) == before
 
 
+class _InterruptedStream(io.StringIO):
+    """Standard output on which a Ctrl-C lands while writing (a terminal paused by Ctrl-S)."""
+
+    def write(self, text):
+        raise KeyboardInterrupt
+
+
+class _FullStream(io.StringIO):
+    """Standard output on a full disk: every write fails."""
+
+    def write(self, text):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def _writing_argv(command, files, target):
+    """A command that prints to standard output and writes ``target`` (an older file)."""
+    return {"train": ["train", "--n-basis", "10", files[0], target],
+            "predict": ["predict", files[1], files[2], target],
+            "scale": ["scale", "-s", target, files[0]]}[command]
+
+
+@pytest.mark.parametrize("command", ["train", "predict"])
+def test_interrupt_while_printing_saves_nothing(command, files, tmp_path, monkeypatch,
+                                                capsys):
+    # The summary (or the accuracy) goes out before the file is put in place: a Ctrl-C
+    # while it is blocked leaves no file and the older one as it was.
+    target = tmp_path / "older"
+    target.write_bytes(b"an older file")
+    before = _entries(tmp_path)
+    monkeypatch.setattr(sys, "stdout", _InterruptedStream())
+    status = main([str(a) for a in _writing_argv(command, files, target)])
+    assert (status, capsys.readouterr().err) == (130, "sparsekernel: interrupted\n")
+    assert target.read_bytes() == b"an older file" and _entries(tmp_path) == before
+
+
+@pytest.mark.parametrize("command", ["train", "predict", "scale"])
+def test_full_standard_output_is_named_and_saves_nothing(command, files, tmp_path,
+                                                         monkeypatch, capsys):
+    target = tmp_path / "older"
+    target.write_bytes(b"an older file")
+    before = _entries(tmp_path)
+    monkeypatch.setattr(sys, "stdout", _FullStream())
+    status = main([str(a) for a in _writing_argv(command, files, target)])
+    _assert_error(status, capsys.readouterr().err, 1,
+                  f"cannot write to standard output: {NO_ROOM}")
+    assert target.read_bytes() == b"an older file" and _entries(tmp_path) == before
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_train_to_a_full_standard_output_in_a_process(files, tmp_path):
+    # As 'sparsekernel train ... > /dev/full': one line, status 1, no model, and nothing
+    # more at exit (the interpreter's last flush of standard output).
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "sparsekernel.cli", "train", "--n-basis", "10",
+             str(files[0]), str(tmp_path / "m.skm")],
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert (result.returncode, result.stderr) == (
+        1, f"sparsekernel: error: cannot write to standard output: {NO_ROOM}\n")
+    assert not (tmp_path / "m.skm").exists()
+
+
+@pytest.mark.parametrize("command", ["train", "predict"])
+def test_interrupt_during_the_rename_completes_the_command(command, files, tmp_path,
+                                                           monkeypatch, capsys):
+    # A Ctrl-C that arrives as the file is renamed into place: the command has done its
+    # work, so it exits 0 with the file (never 130 with a file left).
+    rename = os.replace
+
+    def rename_then_interrupt(source, target):
+        rename(source, target)
+        if not os.fspath(target).endswith(".tmp"):  # the command's rename, not save's own
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(os, "replace", rename_then_interrupt)
+    target = tmp_path / "new"
+    status = main([str(a) for a in _writing_argv(command, files, target)])
+    out, err = capsys.readouterr()
+    assert (status, err) == (0, "") and out
+    assert _entries(tmp_path) == sorted(["given.skm", "new", "test.svm", "train.svm"])
+    if command == "train":
+        assert type(load(target)) is ReducedSVC
+
+
+def test_interrupt_after_the_rename_completes_the_command(files, tmp_path, monkeypatch,
+                                                          capsys):
+    # A Ctrl-C once the model is in place (here in the clean-up of the temporary name)
+    # exits 0: the state matches the status.
+    remove = os.unlink
+
+    def unlink(path, *args, **kwargs):
+        if os.fspath(path).endswith(".tmp"):
+            raise KeyboardInterrupt
+        return remove(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    status = main(["train", "--n-basis", "10", str(files[0]), str(tmp_path / "m.skm")])
+    out, err = capsys.readouterr()
+    assert (status, err) == (0, "") and out.startswith("ReducedSVC: ")
+    assert type(load(tmp_path / "m.skm")) is ReducedSVC
+
+
+def test_the_process_ignores_ctrl_c_once_its_file_is_in_place(files, tmp_path, monkeypatch,
+                                                              capsys):
+    # The process's own command (argv read from sys.argv) keeps ignoring SIGINT through
+    # the interpreter's shutdown, where a Ctrl-C would end it by SIGINT (status 130) with
+    # the model in place; a call from Python gets its handler back.
+    before = signal.getsignal(signal.SIGINT)
+    argv = ["train", "-q", "--n-basis", "10", str(files[0]), str(tmp_path / "m.skm")]
+    assert main(argv) == 0 and signal.getsignal(signal.SIGINT) is before
+    monkeypatch.setattr(sys, "argv", ["sparsekernel", *argv])
+    try:
+        assert main() == 0
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+    # Without a file to commit, Ctrl-C stays as it was.
+    monkeypatch.setattr(sys, "argv", ["sparsekernel", "train", "-v", "2", "--n-basis", "10",
+                                      str(files[0])])
+    assert main() == 0 and signal.getsignal(signal.SIGINT) is before
+
+
 def _read_fifo(path, into):
     with open(path, "rb") as fh:
         into.append(fh.read())
@@ -303,8 +428,33 @@ def test_streamed_chunks_plan_their_dense_size(tmp_path, capsys):
     status, _, err = _run(capsys, "train", "--model", "lowrank", "--chunk-size", "100",
                           "--memory-budget", "1MB", data, tmp_path / "m.skm")
     _assert_error(status, err, 1, "line 2", "feature index 5000", "dense chunk of 100 rows",
-                  "--chunk-size")
+                  "lower --chunk-size to 18 or less")
     assert _entries(tmp_path) == ["wide.svm"]
+    # The chunk size advised fits (one more row does not).
+    for rows, refused in (("19", True), ("18", False)):
+        status, _, err = _run(capsys, "train", "--model", "lowrank", "--chunk-size", rows,
+                              "--memory-budget", "1MB", data, tmp_path / "m.skm")
+        assert ("feature index 5000" in err) is refused, err
+
+
+def test_streamed_width_beyond_the_budget_alone_advises_the_budget(tmp_path, capsys):
+    # Index 20,000 at 1 MiB: its per-feature arrays alone (64 bytes each, 1.2 MiB) are above
+    # the budget, so no chunk size can help.
+    data = tmp_path / "wide.svm"
+    data.write_text("1 1:0.5\n-1 2:1 20000:0.5\n1 1:0.2\n")
+    status, _, err = _run(capsys, "train", "--model", "lowrank", "--chunk-size", "100",
+                          "--memory-budget", "1MB", data, tmp_path / "m.skm")
+    _assert_error(status, err, 1, "line 2", "feature index 20000", "raise --memory-budget")
+    assert "--chunk-size" not in err
+
+
+@pytest.mark.parametrize("extra", [[], ["--model", "lowrank"], ["-v", "2"]])
+def test_a_small_n_features_names_the_option(extra, files, tmp_path, capsys):
+    status, _, err = _run(capsys, "train", *extra, "--n-features", "3", files[0],
+                          tmp_path / "m.skm")
+    _assert_error(status, err, 1, "train.svm' line 1: feature index 4 is beyond "
+                  "--n-features 3", "pass a larger --n-features")
+    assert "n_features=" not in err and not (tmp_path / "m.skm").exists()
 
 
 _LIMITED = """
@@ -437,13 +587,19 @@ def test_default_memory_budget_is_the_library_s(files, capsys):
 
 @pytest.mark.parametrize("extra", [[], ["--verbose"]])
 def test_summary_says_auto_chose_the_basis(extra, files, tmp_path, capsys):
-    status, out, _ = _run(capsys, "train", *extra, files[0], tmp_path / "m.skm")
+    # Said once: by the summary, or with --verbose by the estimator as the fit starts.
+    status, out, err = _run(capsys, "train", *extra, files[0], tmp_path / "m.skm")
     m = load(tmp_path / "m.skm").basis_.shape[0]
     assert status == 0
-    assert f", {m} basis functions (chosen by --n-basis auto), fit " in out
-    status, out, _ = _run(capsys, "train", *extra, "--n-basis", "10", files[0],
-                          tmp_path / "m.skm")
-    assert ", 10 basis functions, fit " in out and "(chosen by" not in out
+    assert out.count("chosen by --n-basis auto") + err.count("n_basis='auto' chose") == 1
+    if extra:
+        assert f"n_basis='auto' chose m={m} " in err and f", {m} basis functions, fit " in out
+    else:
+        assert f", {m} basis functions (chosen by --n-basis auto), fit " in out
+    status, out, err = _run(capsys, "train", *extra, "--n-basis", "10", files[0],
+                            tmp_path / "m.skm")
+    assert ", 10 basis functions, fit " in out
+    assert "--n-basis auto" not in out and "n_basis='auto'" not in err
 
 
 def test_bytes_per_feature_covers_reduced_svc_on_wide_sparse_data(tmp_path):
@@ -469,7 +625,7 @@ def test_bytes_per_feature_covers_reduced_svc_on_wide_sparse_data(tmp_path):
 
 # --- LIBSVM habits --------------------------------------------------------------------------
 
-def test_predict_ignores_unseen_features_as_svm_predict(files, tmp_path, capsys):
+def test_predict_ignores_unseen_features(files, tmp_path, capsys):
     X_test = np.hstack([X[80:], np.zeros((40, 195))])
     X_test[0, 7], X_test[3, 199], X_test[5, 199] = 1.0, 2.0, 3.0  # indices 8 and 200
     test = tmp_path / "wide.svm"
@@ -478,6 +634,9 @@ def test_predict_ignores_unseen_features_as_svm_predict(files, tmp_path, capsys)
     assert status == 0, err
     assert err.count("\n") == 1 and err.startswith("sparsekernel: note: 3 values were ignored")
     assert "feature index 8, 200" in err and "5 features" in err
+    # svm-predict's RBF kernel counts them in ||x - sv||^2: no claim of the same predictions.
+    assert "never saw" in err and "no weight or centre coordinate" in err
+    assert "svm-predict" not in err
     expected = load(files[2]).predict(X[80:])
     assert (tmp_path / "out.txt").read_text().split() == [f"{v:g}" for v in expected]
     assert out.startswith("Accuracy = ")

@@ -1,4 +1,5 @@
-"""SvmlightChunks: the chunks put together are the whole file, whatever the chunking."""
+"""SvmlightChunks: the chunks put together are the whole file, whatever the chunking, and one
+scan finds the width and the labels of the whole file."""
 
 import lzma
 
@@ -8,6 +9,7 @@ import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
 from sparsekernel.datasets import SvmlightChunks, load_svmlight_path
+from sparsekernel.datasets._svmlight import FeatureIndexError, ReadLimitError
 
 
 @pytest.mark.parametrize("zero_based", [True, False])
@@ -60,3 +62,39 @@ def test_chunks_index_zero(tmp_path):
         chunks = list(SvmlightChunks(path, 10, zero_based="auto"))
     np.testing.assert_array_equal(chunks[0][0], [[0, 1, 0], [0, 0, 1], [1, 0, 1]])
     assert len(list(SvmlightChunks(path, 2, zero_based=True))) == 2
+
+
+def test_scan_finds_the_width_and_the_labels_of_the_whole_file(tmp_path):
+    # The first chunk (2 lines) holds one class and indices up to 2 only.
+    path = tmp_path / "d.svm"
+    path.write_text("1 1:1 2:1\n1 1:2\n-1 5:1\n# note\n2 3:1\n")
+    n_rows, n_features, labels = SvmlightChunks(path, 2).scan()
+    assert (n_rows, n_features) == (4, 5)
+    np.testing.assert_array_equal(labels, [-1.0, 1.0, 2.0])
+    parts = list(SvmlightChunks(path, 2, n_features=n_features, dense=False))
+    assert [X.shape for X, _ in parts] == [(2, 5), (1, 5), (1, 5)]  # chunks of 2 lines
+    assert parts[1][0][0, 4] == 1.0
+    # Given n_features, the scan checks it (the line and index are attributes too).
+    assert SvmlightChunks(path, 2, n_features=7).scan().n_features == 7
+    with pytest.raises(FeatureIndexError, match="line 3: feature index 5 is beyond "
+                                                "n_features=4") as caught:
+        SvmlightChunks(path, 2, n_features=4).scan()
+    assert (caught.value.line, caught.value.index, caught.value.n_features) == (3, 5, 4)
+    # Zero-based files count index 0 as a column.
+    assert SvmlightChunks(path, 2, zero_based=True).scan().n_features == 6
+
+
+def test_scan_checks_every_line_before_any_chunk_is_used(tmp_path):
+    path = tmp_path / "d.svm"
+    path.write_text("1 1:1\n-1 2:1\n1 1:0.5\n-1 2:x\n")
+    with pytest.raises(ValueError, match="line 4"):
+        SvmlightChunks(path, 2).scan()
+    path.write_text("1 1:1\n-1 2:1\n1 1:0.5\n-1 2:nan\n")
+    with pytest.raises(ValueError, match="line 4: feature 2 is nan"):
+        SvmlightChunks(path, 2, finite=True).scan()
+    path.write_text("1 1:1\n-1 2:1\n1 1:0.5\n-1 2000:1\n")
+    with pytest.raises(ReadLimitError, match="line 4: feature index 2000") as caught:
+        SvmlightChunks(path, 2, max_features=1000).scan()
+    assert caught.value.index == 2000
+    path.write_text("")
+    assert SvmlightChunks(path, 2).scan()[:2] == (0, 0)

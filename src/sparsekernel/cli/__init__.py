@@ -18,7 +18,10 @@ def main(argv=None):
     Parameters
     ----------
     argv : list of str, optional
-        Arguments without the program name; ``None`` reads ``sys.argv[1:]``.
+        Arguments without the program name; ``None`` reads ``sys.argv[1:]``: the process's
+        own command, which ignores Ctrl-C from the moment its output file is in place until
+        the process exits (so that the exit status matches the file). With ``argv`` given,
+        SIGINT's handler is restored before ``main`` returns.
 
     Returns
     -------

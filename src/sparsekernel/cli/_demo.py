@@ -17,6 +17,7 @@ from sklearn.svm import SVC
 
 from ..datasets import make_checkerboard
 from ..svm import LowRankSVC
+from ._files import print_out
 from ._options import positive_int
 
 __all__ = ["add_parser"]
@@ -81,19 +82,20 @@ def run(args):
     X, y = make_checkerboard(args.rows + TEST_ROWS, random_state=args.seed)
     # The checkerboard's rows are drawn independently, so slicing is a random split.
     X_train, y_train, X_test, y_test = X[:args.rows], y[:args.rows], X[args.rows:], y[args.rows:]
-    print(f"4 x 4 checkerboard, 2 features: {args.rows:,} training rows, {TEST_ROWS:,} held-out "
-          f"test rows;\nRBF kernel with gamma={args.gamma:g} and C={args.C:g} for both models")
+    print_out(f"4 x 4 checkerboard, 2 features: {args.rows:,} training rows, {TEST_ROWS:,} "
+              f"held-out test rows;\nRBF kernel with gamma={args.gamma:g} and C={args.C:g} "
+              "for both models")
     models = [
         ("LowRankSVC", LowRankSVC(gamma=args.gamma, C=args.C, random_state=args.seed),
          args.rows),
         ("sklearn SVC", _svc(args), svc_rows),
     ]
-    print(HEADER)
-    print("-" * len(HEADER))
+    print_out(HEADER)
+    print_out("-" * len(HEADER))
     results = []
     for name, model, rows in models:
         results.append(_measure(model, X_train[:rows], y_train[:rows], X_test, y_test))
-        print(_format_row(name, rows, *results[-1]))
+        print_out(_format_row(name, rows, *results[-1]))
     _print_summary(args.rows, svc_rows, *results)
     if svc_rows < args.rows and svc_rows >= 2 * MIN_GROWTH_ROWS:
         _print_svc_growth(_svc(args), X_train, y_train, svc_rows, results[1][0], args.rows)
@@ -128,10 +130,10 @@ def _print_summary(rows, svc_rows, lowrank, svc):
     # A ratio of error rates means nothing when one of them is zero (tiny --rows).
     errors = (f"{_ratio(lowrank_errors, svc_errors, 'fewer', 'more')} test errors"
               if min(lowrank_errors, svc_errors) > 0 else "test errors")
-    print(f"\nLowRankSVC used {rows / svc_rows:.1f}x the rows: {errors} "
-          f"({100 * lowrank_errors:.2f} % against {100 * svc_errors:.2f} %),\n"
-          f"predicted {_ratio(lowrank[1], svc[1], 'faster', 'slower')}, with a "
-          f"{_ratio(lowrank[3], svc[3], 'smaller', 'larger')} model.")
+    print_out(f"\nLowRankSVC used {rows / svc_rows:.1f}x the rows: {errors} "
+              f"({100 * lowrank_errors:.2f} % against {100 * svc_errors:.2f} %),\n"
+              f"predicted {_ratio(lowrank[1], svc[1], 'faster', 'slower')}, with a "
+              f"{_ratio(lowrank[3], svc[3], 'smaller', 'larger')} model.")
 
 
 def _ratio(ours, theirs, better, worse):
@@ -154,7 +156,7 @@ def _print_svc_growth(svc, X_train, y_train, svc_rows, svc_fit_s, rows):
     half_s = time.perf_counter() - start
     exponent = math.log(svc_fit_s / half_s) / math.log(svc_rows / half)
     all_rows_s = svc_fit_s * (rows / svc_rows) ** exponent
-    print(f"SVC's fit time grew as rows^{exponent:.1f} from {half:,} to {svc_rows:,} rows; at "
-          f"that rate all {rows:,} rows\nwould take about {all_rows_s:,.0f} s (estimated, not "
-          f"run). LowRankSVC's fit grows linearly with the rows,\nand its prediction time "
-          f"with its basis functions. Try --rows and --svc-rows.")
+    print_out(f"SVC's fit time grew as rows^{exponent:.1f} from {half:,} to {svc_rows:,} rows; "
+              f"at that rate all {rows:,} rows\nwould take about {all_rows_s:,.0f} s "
+              f"(estimated, not run). LowRankSVC's fit grows linearly with the rows,\nand its "
+              f"prediction time with its basis functions. Try --rows and --svc-rows.")

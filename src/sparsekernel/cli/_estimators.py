@@ -113,11 +113,12 @@ def add_estimator_options(parser, exclude=()):
         help="number of basis functions: int count, float fraction of n or 'auto' "
              "(from the kernel's spectrum, 4-10 sqrt(n)); default: auto")
     add("--basis", help=f"how the basis points are chosen: {', '.join(BASIS_SELECTORS)}; "
-        "default: random")
+        f"default: {_family_default('basis')}")
     add("--memory-budget", metavar="SIZE", help="cap on the memory the data read into "
         "memory and the fit each take, e.g. 512MB; default: the library's "
         f"{format_bytes(DEFAULT_MEMORY_BUDGET)} (LIBSVM's -m cache size is ignored)")
-    add("--max-iter", type=int, help="solver iterations per problem; default: 100")
+    add("--max-iter", type=int,
+        help=f"solver iterations per problem; default: {_family_default('max_iter')}")
     add("--random-state", type=int, metavar="SEED",
         help="seed of the basis selection and the cross-validation folds; default: 0")
     add("--loss", choices=("squared_hinge", "hinge"), help="lowrank model: default "
@@ -129,7 +130,19 @@ def add_estimator_options(parser, exclude=()):
     add("--float32", action="store_true",
         help="lowrank model: read the file in float32 (half the memory and time)")
     add("--n-features", type=positive_int, metavar="N",
-        help="number of features (default: the largest index in the file)")
+        help="number of features; default: the largest index in the file (a streamed model "
+             "reads the file once first to find it, and the labels)")
+
+
+def _family_default(name):
+    """The default of parameter ``name`` in ``--model reduced``, with the ``--model``
+    families whose default differs: '100 (1000 for --model lowrank)'."""
+    def default(family):
+        return FAMILIES[family]["classification"]().get_params().get(name)
+
+    others = [f"{default(family)} for --model {family}" for family in FAMILIES
+              if default(family) not in (None, default("reduced"))]
+    return default("reduced") if not others else f"{default('reduced')} ({'; '.join(others)})"
 
 
 def _libsvm_options():
@@ -185,7 +198,8 @@ def _add_model_choice(group):
                              "(LLSVM), streams TRAIN_FILE in chunks with bounded memory")
     choice.add_argument("--estimator", metavar="NAME",
                         help="any sparsekernel classifier (-s 0) or regressor (-s 3) by class "
-                             "name, e.g. LSSVC, SparseMarginClassifier, LSSVR")
+                             "name, e.g. LSSVC, SparseMarginClassifier, LSSVR; the options left "
+                             "out keep its own defaults (the defaults below are --model's)")
     group.add_argument("--verbose", action="count", default=0,
                        help="show a progress bar (twice: also log each solve)")
 

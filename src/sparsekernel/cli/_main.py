@@ -8,6 +8,7 @@ import sys
 
 from .. import __version__
 from . import INTERRUPTED, PROG, _demo, _predict, _scale, _train, _tune
+from ._files import StandardOutputError, committed, end_command, start_command
 from ._options import ArgumentParser, UsageError, libsvm_argv
 
 __all__ = ["run"]
@@ -36,20 +37,39 @@ def build_parser():
 
 
 def run(argv=None):
-    """:func:`sparsekernel.cli.main` once the modules are loaded: dispatch, report errors."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """:func:`sparsekernel.cli.main` once the modules are loaded: dispatch, report errors.
+
+    ``argv=None`` is the process's own command (the console script, ``python -m``): once its
+    output file is in place, Ctrl-C stays ignored until the process exits. Called with
+    ``argv``, from Python, it gives SIGINT its handler back before returning.
+    """
+    start_command()
+    try:
+        return _run(sys.argv[1:] if argv is None else list(argv))
+    finally:
+        if argv is not None:
+            end_command()
+
+
+def _run(argv):
+    """Dispatch ``argv``; every error is one line on standard error and an exit status."""
     try:
         return _dispatch(argv)
     except SystemExit as exc:  # --help and --version exit through argparse
         return exc.code if isinstance(exc.code, int) else 0
     except UsageError as exc:
         return _fail(exc, status=2)
-    except KeyboardInterrupt:  # it propagates from every fit: nothing was saved
-        print(f"{PROG}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # it propagates from every fit
+        if committed():  # the output file, written last, is in place: the work is done
+            return 0
+        print(f"{PROG}: interrupted", file=sys.stderr)  # nothing was saved
         return INTERRUPTED
     except BrokenPipeError:  # the reader went away ('sparsekernel scale data | head')
         _discard_stdout()
         return BROKEN_PIPE
+    except StandardOutputError as exc:  # a full disk: nothing more can go out there
+        _discard_stdout()
+        return _fail(exc, status=1)
     except (OSError, ValueError) as exc:  # includes ModelFormatError and parameter errors
         return _fail(exc, status=1)
     except MemoryError as exc:  # what no plan foresaw: say so in one line

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import nullcontext
 
 import numpy as np
 import scipy.sparse as sp
@@ -13,7 +14,7 @@ from ..io import ModelFormatError, load
 from ..utils import format_bytes
 from ._crossval import score_lines
 from ._estimators import add_quiet_option
-from ._files import memory_budget, output_file, read_data
+from ._files import memory_budget, output_file, print_out, read_data
 from ._options import UsageError
 from ._probability import predict_proba
 
@@ -27,7 +28,12 @@ def add_parser(subparsers):
         description="Predict TEST_FILE with the model in MODEL_FILE, write one predicted "
                     "label (or value) per line to OUTPUT_FILE, and print the accuracy "
                     "(classification) or the mean squared error and squared correlation "
-                    "coefficient (regression) against the file's labels, as svm-predict.",
+                    "coefficient (regression) against the file's labels, as svm-predict. "
+                    "Values of features the model never saw (indices beyond its features) "
+                    "are ignored, with a note on standard error: the model has no weight or "
+                    "centre coordinate for them. svm-predict does not fail on them either, "
+                    "but its RBF kernel counts them in ||x - sv||^2, so its predictions can "
+                    "differ.",
         usage="%(prog)s [options] TEST_FILE MODEL_FILE [OUTPUT_FILE]",
     )
     parser.add_argument("test_file", metavar="TEST_FILE")
@@ -50,7 +56,8 @@ def add_parser(subparsers):
 
 
 def run(args):
-    """Load, predict, write and report."""
+    """Load, predict, write the output file, report, and only then put the file in place
+    (an error or a Ctrl-C before, printing included, leaves no output file)."""
     model = _load_model(args.model_file)
     if (args.probability or args.decision_values) and not is_classifier(model):
         raise UsageError("-b 1 and --decision-values apply to classification models")
@@ -61,11 +68,11 @@ def run(args):
     X = _model_width(X, getattr(model, "n_features_in_", None), args.quiet)
     X = _model_input(model, X, budget, args.test_file)
     predictions, table = _predict(args, model, X)
-    if args.output_file is not None:
-        with output_file(args.output_file) as tmp:
+    with output_file(args.output_file) if args.output_file else nullcontext() as tmp:
+        if tmp is not None:
             _write(tmp, predictions, table)
-    if not args.quiet:
-        print("\n".join(score_lines(model, predictions, y)))
+        if not args.quiet:
+            print_out(*score_lines(model, predictions, y))
     return 0
 
 
@@ -86,8 +93,9 @@ def _load_model(path):
 
 def _model_width(X, n_features, quiet):
     """``X`` with the model's ``n_features`` columns: test files often never use the last
-    index (widened), and values of features the model never saw are dropped, as
-    svm-predict ignores them (with a note on standard error)."""
+    index (widened), and values of features the model never saw are dropped, with a note
+    on standard error: the model has no weight or centre coordinate for them. (svm-predict
+    does not fail on them either, but its RBF kernel counts them in ||x - sv||^2.)"""
     if n_features is None or X.shape[1] == n_features:
         return X
     unseen = X.indices >= n_features
@@ -102,12 +110,13 @@ def _model_width(X, n_features, quiet):
 
 
 def _unseen_note(columns, n_features):
-    """'3 values of features the model has not seen were ignored ... (index 200, 201 ...)'."""
+    """'3 values were ignored, of features the model never saw (feature index 200, ...)'."""
     indices = np.unique(columns) + 1  # as written in the file
     listed = ", ".join(map(str, indices[:5])) + (", ..." if len(indices) > 5 else "")
     values = "1 value was" if len(columns) == 1 else f"{len(columns)} values were"
-    return (f"{values} ignored, of features the model has not seen, as svm-predict ignores "
-            f"them (feature index {listed}; the model has {n_features} features)")
+    return (f"{values} ignored, of features the model never saw (feature index {listed}): "
+            f"the model has {n_features} features, and no weight or centre coordinate for "
+            "the others")
 
 
 def _model_input(model, X, budget, path):

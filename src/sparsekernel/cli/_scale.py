@@ -22,8 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..utils import format_bytes
-from ._files import BYTES_PER_FEATURE, memory_budget, output_file, read_data
+from ..utils import DEFAULT_MEMORY_BUDGET, format_bytes
+from ._files import (
+    BYTES_PER_FEATURE,
+    memory_budget,
+    output_file,
+    read_data,
+    standard_output,
+)
 from ._options import UsageError
 
 __all__ = ["Scaling", "add_parser", "read_range", "write_range"]
@@ -71,7 +77,7 @@ def add_parser(subparsers):
                         help="restore scaling parameters from restore_filename")
     parser.add_argument("--memory-budget", metavar="SIZE",
                         help="cap on the memory the data read into memory take, e.g. 512MB; "
-                             "default: the library's")
+                             f"default: the library's {format_bytes(DEFAULT_MEMORY_BUDGET)}")
     parser.add_argument("data_file", metavar="DATA_FILE")
     parser.set_defaults(run=run)
 
@@ -106,15 +112,17 @@ def run(args):
     scaling = _scaling(X, y, args)
     if restored is not None:
         _restore(scaling, restored, args)
+    # The range file is put in place last, once the scaled data are out (flushed).
     with output_file(args.save) if args.save else nullcontext() as range_file:
         if range_file is not None:
             write_range(range_file, scaling)
-        new_nonzeros = _write_scaled(sys.stdout, X, y, scaling)
-    if new_nonzeros > X.nnz:
-        print(f"WARNING: original #nonzeros {X.nnz}\n"
-              f"       > new      #nonzeros {new_nonzeros}\n"
-              "If feature values are non-negative and sparse, use -l 0 rather than the "
-              "default -l -1", file=sys.stderr)
+        with standard_output() as out:
+            new_nonzeros = _write_scaled(out, X, y, scaling)
+        if new_nonzeros > X.nnz:
+            print(f"WARNING: original #nonzeros {X.nnz}\n"
+                  f"       > new      #nonzeros {new_nonzeros}\n"
+                  "If feature values are non-negative and sparse, use -l 0 rather than the "
+                  "default -l -1", file=sys.stderr)
     return 0
 
 

@@ -12,7 +12,7 @@ from sklearn.base import is_classifier
 from ..io import save
 from ._crossval import cross_validation_lines
 from ._estimators import add_estimator_options, make_estimator
-from ._files import memory_budget, output_file, read_chunks, read_data
+from ._files import memory_budget, output_file, print_out, read_chunks, read_data
 from ._options import UsageError
 from ._probability import fit_with_probability
 
@@ -68,14 +68,15 @@ def load_training_data(args, dtype=np.float64):
 def run(args):
     """Cross-validate (``-v``), or fit, score, save and print one summary line.
 
-    The training score is computed before the model is saved, so a Ctrl-C at any point
-    before the end leaves no model file.
+    The model is written under a temporary name, the summary printed (flushed), and only
+    then is the file renamed into place: an error or a Ctrl-C at any point before leaves no
+    model file, and once it is in place the command has completed.
     """
     model, task = make_estimator(args)
     _check_modes(args, model, task)
     if args.folds is not None:
         X, y = load_training_data(args)
-        print("\n".join(cross_validation_lines(model, X, y, args.folds, cv_seed(args))))
+        print_out(*cross_validation_lines(model, X, y, args.folds, cv_seed(args)))
         return 0
     model_file = args.model_file or default_model_file(args.train_file)
     start = time.perf_counter()
@@ -86,8 +87,8 @@ def run(args):
                f"{describe_size(model)}, fit {seconds:.3g} s{how}; saved to {model_file}")
     with output_file(model_file) as tmp:
         save(model, tmp)
-    if not args.quiet:
-        print(summary)
+        if not args.quiet:
+            print_out(summary)
     return 0
 
 
@@ -113,9 +114,9 @@ def _fit(model, args):
     """The fitted model, the ``(X, y)`` chunks to score it on, and whether it streamed."""
     if _streamed(args, model):  # the file is read chunk by chunk, to fit and again to score
         dtype = np.float32 if args.float32 else np.float64
-        chunks = read_chunks(args.train_file, model.chunk_size, args.n_features, dtype,
-                             memory_budget(args.memory_budget))
-        return model.fit_stream(chunks), chunks, True
+        chunks, labels = read_chunks(args.train_file, model.chunk_size, args.n_features,
+                                     dtype, memory_budget(args.memory_budget))
+        return model.fit_stream(chunks, classes=labels), chunks, True
     X, y = load_training_data(args)
     if args.probability:
         return fit_with_probability(model, X, y, cv_seed(args)), [(X, y)], False
@@ -137,9 +138,11 @@ def training_score(model, chunks):
 
 def describe_size(model):
     """How many basis functions the fitted model evaluates per prediction, and whether
-    ``n_basis='auto'`` chose that number."""
+    ``n_basis='auto'`` chose that number (said only when the estimator did not say so
+    itself: at ``verbose >= 1`` it names the number on standard error as the fit starts)."""
     basis = getattr(model, "basis_", None)
     if basis is None:
         return f"linear in {model.n_features_in_} features (no basis functions)"
-    chosen = " (chosen by --n-basis auto)" if model.get_params().get("n_basis") == "auto" else ""
-    return f"{basis.shape[0]} basis functions{chosen}"
+    params = model.get_params()
+    auto = params.get("n_basis") == "auto" and not params.get("verbose")
+    return f"{basis.shape[0]} basis functions{' (chosen by --n-basis auto)' if auto else ''}"

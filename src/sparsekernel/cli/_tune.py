@@ -13,7 +13,7 @@ from ..model_selection import UniformDesignSearchCV, check_search_boundary
 from ..model_selection._uniform_design import SearchBoundaryWarning
 from ._crossval import cv_splitter
 from ._estimators import add_estimator_options, make_estimator
-from ._files import output_file
+from ._files import output_file, print_out
 from ._options import UsageError, folds_value
 from ._train import cv_seed, load_training_data
 
@@ -90,7 +90,7 @@ def run(args):
     with _boundary_warnings_silenced():  # said once below, in the command line's terms
         search.fit(X, y)
     lines = [] if args.quiet else _point_lines(search, regression)
-    print("\n".join([*lines, _best_line(search, regression), _grid_line(search, regression)]))
+    print_out(*lines, _best_line(search, regression), _grid_line(search, regression))
     for line in _boundary_lines(search):
         print(line, file=sys.stderr)
     if args.plot:
@@ -159,8 +159,8 @@ def _plot(search, path):
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        print("note: matplotlib is not installed, so no plot was written (pip install "
-              "'sparsekernel[plot]')", file=sys.stderr)
+        print("sparsekernel: note: matplotlib is not installed, so no plot was written (pip "
+              "install 'sparsekernel[plot]')", file=sys.stderr)
         return
     from ..model_selection import plot_ud_search
 

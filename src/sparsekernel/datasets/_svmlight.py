@@ -19,6 +19,7 @@ import itertools
 import os
 import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,6 +65,24 @@ class ReadLimitError(ValueError):
         super().__init__(message)
         self.path, self.limit_name, self.limit = path, limit_name, limit
         self.index, self.line = index, line
+
+
+class FeatureIndexError(ValueError):
+    """A file uses a feature index beyond the ``n_features`` it is read at.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+    line : int
+        The line holding ``index``.
+    index : int
+        The feature index as written in the file.
+    n_features : int
+    """
+
+    def __init__(self, message, path, line, index, n_features):
+        super().__init__(message)
+        self.path, self.line, self.index, self.n_features = path, line, index, n_features
 
 
 class _NotText(ValueError):
@@ -303,8 +322,9 @@ def _first_wide_entry(X, n_columns):
 def _too_wide(path, line, column, n_features, zero_based):
     """The error for a file using a column (0-based ``column``) past ``n_features``."""
     index = column if zero_based else column + 1  # as written in the file
-    return _error(path, line, f"feature index {index} is beyond n_features={n_features}; "
-                              "pass a larger n_features")
+    return FeatureIndexError(
+        _error_text(path, line, f"feature index {index} is beyond n_features={n_features}; "
+                                "pass a larger n_features"), path, line, index, n_features)
 
 
 def _beyond_max_features(path, line, column, max_features, zero_based):
@@ -399,8 +419,9 @@ def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based=Fal
         A file does not exist (the message names it).
     ValueError
         A file is malformed, uses index 0 in one-based mode, or uses a feature index beyond
-        ``n_features``: the message names the file and the line. The same for a non-finite
-        value with ``finite=True``; beyond ``max_features`` or ``max_bytes`` it is a
+        ``n_features`` (a ``FeatureIndexError``, with the index and the line as attributes):
+        the message names the file and the line. The same for a non-finite value with
+        ``finite=True``; beyond ``max_features`` or ``max_bytes`` it is a
         ``ReadLimitError`` (a ValueError with the limit, the index and the line as
         attributes).
 
@@ -491,6 +512,17 @@ def load_svmlight_path(path, n_features=None, dtype=np.float64, zero_based=False
     return X, y
 
 
+class SvmlightScan(NamedTuple):
+    """What one pass over a SVMlight/LIBSVM file found (:meth:`SvmlightChunks.scan`)."""
+
+    n_rows: int
+    #: The chunks' ``n_features`` when set, else the largest feature index of the file
+    #: (0 when no row has a feature).
+    n_features: int
+    #: The distinct labels (targets), sorted, as float64.
+    labels: np.ndarray
+
+
 class SvmlightChunks:
     """A SVMlight/LIBSVM file as a re-iterable source of ``(X, y)`` chunks.
 
@@ -508,7 +540,8 @@ class SvmlightChunks:
     n_features : int or None, default=None
         Number of columns. ``None`` takes the largest index of the first chunk; a later
         chunk with a larger index then raises a ValueError naming its line (pass
-        ``n_features`` for files whose first rows do not use every feature).
+        ``n_features`` for files whose first rows do not use every feature: :meth:`scan`
+        finds the file's largest index in one pass).
     dtype : numpy dtype, default=np.float64
         Dtype of ``X`` (float32 halves the memory and time of what consumes it).
     zero_based : bool or "auto", default=False
@@ -536,7 +569,9 @@ class SvmlightChunks:
         The file does not exist.
     ValueError
         A bad ``chunk_size``, ``n_features`` or ``zero_based`` (at construction), or a
-        malformed file (while iterating; the message names the file and line).
+        malformed file (while iterating; the message names the file and line). An index
+        beyond ``n_features`` is a ``FeatureIndexError`` (with the index and the line as
+        attributes).
 
     Examples
     --------
@@ -557,30 +592,80 @@ class SvmlightChunks:
         self.finite, self.max_features, self.max_bytes = finite, max_features, max_bytes
 
     def __iter__(self):
-        path, n_features, zero_based = self.path, self.n_features, self.zero_based
+        n_features = self.n_features
+        for X, y, zero_based, line_of_row in self._sparse_chunks():
+            n_features = X.shape[1] if n_features is None else n_features
+            self._check_width(X, n_features, zero_based, line_of_row)
+            X = _with_columns(X, n_features)
+            yield (X.toarray() if self.dense else X), y
+
+    def scan(self):
+        """Read the file once, a chunk at a time, for its width and its labels.
+
+        A consumer that must know them before the first chunk (the number of columns when
+        ``n_features`` is None, every class of a classifier) calls this first. Each chunk is
+        parsed and checked as iteration does (malformed lines, ``finite``,
+        ``max_features``, ``max_bytes``), so a bad line anywhere in the file is reported
+        before any chunk is consumed, but stays sparse: the pass holds one chunk of parsed
+        rows and the distinct labels.
+
+        Returns
+        -------
+        SvmlightScan
+            ``(n_rows, n_features, labels)``: the number of rows; ``n_features`` if set,
+            else the largest feature index of the file (0 if no row has a feature); the
+            sorted distinct labels.
+
+        Raises
+        ------
+        ValueError
+            As iteration does: a malformed line, an index beyond ``n_features``,
+            ``max_features`` or ``max_bytes`` (naming the file and the line).
+
+        Examples
+        --------
+        >>> chunks = SvmlightChunks("huge.libsvm", chunk_size=20000)  # doctest: +SKIP
+        >>> n_rows, n_features, labels = chunks.scan()  # doctest: +SKIP
+        >>> chunks = SvmlightChunks("huge.libsvm", 20000, n_features=n_features)  # doctest: +SKIP
+        >>> clf = LowRankSVC().fit_stream(chunks, classes=labels)  # doctest: +SKIP
+        """
+        n_rows, width, labels = 0, 0, np.empty(0)
+        for X, y, zero_based, line_of_row in self._sparse_chunks():
+            if self.n_features is not None:
+                self._check_width(X, self.n_features, zero_based, line_of_row)
+            n_rows, width = n_rows + len(y), max(width, X.shape[1])
+            labels = np.union1d(labels, y)
+        n_features = width if self.n_features is None else self.n_features
+        return SvmlightScan(n_rows, n_features, labels)
+
+    def _sparse_chunks(self):
+        """Yield ``(X, y, zero_based, line_of_row)`` per chunk of lines: ``X`` a CSR matrix
+        as wide as the chunk's largest index (shifted when one-based), checked for
+        ``max_features`` and ``finite``; ``line_of_row(row)`` the file's line of a row."""
+        path, zero_based = self.path, self.zero_based
         for first, lines in _line_blocks(path, self.chunk_size, self.max_bytes):
             X, y = self._parse(first, lines)
-            rows = None  # which lines hold rows: worked out only for an error or warning
+
+            def line_of_row(row, lines=lines, first=first):
+                return first + _data_lines(lines)[row]  # worked out only for a message
+
             zero = _first_row_with_zero(X)
-            if zero is not None:
-                rows = _data_lines(lines)
             if zero_based == "auto":  # decided once, on the first chunk
                 zero_based = zero is not None
                 if zero_based:
-                    _warn_zero_based(path, first + rows[zero])
+                    _warn_zero_based(path, line_of_row(zero))
             if not zero_based:
                 hint = (_ONE_BASED_HINT if self.zero_based is False else "zero_based='auto' "
                         "chose one-based at the first chunk; " + _ONE_BASED_HINT)
-                X = _one_based(path, X, None if zero is None else first + rows[zero], hint)
-            _check_rows(path, X, y, zero_based, self.max_features, self.finite,
-                        lambda row, lines=lines, first=first: first + _data_lines(lines)[row])
-            n_features = X.shape[1] if n_features is None else n_features
-            if X.shape[1] > n_features:
-                row, column = _first_wide_entry(X, n_features)
-                raise _too_wide(path, first + _data_lines(lines)[row], column, n_features,
-                                zero_based)
-            X = _with_columns(X, n_features)
-            yield (X.toarray() if self.dense else X), y
+                X = _one_based(path, X, None if zero is None else line_of_row(zero), hint)
+            _check_rows(path, X, y, zero_based, self.max_features, self.finite, line_of_row)
+            yield X, y, zero_based, line_of_row
+
+    def _check_width(self, X, n_features, zero_based, line_of_row):
+        """Raise :class:`FeatureIndexError` if ``X`` uses a column past ``n_features``."""
+        if X.shape[1] > n_features:
+            row, column = _first_wide_entry(X, n_features)
+            raise _too_wide(self.path, line_of_row(row), column, n_features, zero_based)
 
     def _parse(self, first, lines):
         try:
