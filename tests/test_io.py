@@ -706,3 +706,50 @@ def test_save_load_every_estimator(tmp_path):
         for method in ("decision_function", "predict", "transform"):
             if hasattr(model, method):
                 assert_array_equal(getattr(loaded, method)(X), getattr(model, method)(X))
+
+
+def test_save_into_a_missing_folder_names_the_path_given(tmp_path):
+    model = ReducedSVC(n_basis=5, random_state=0).fit(*make_classification(40, random_state=0))
+    path = tmp_path / "missing" / "model.skm"
+    with pytest.raises(FileNotFoundError) as info:
+        save(model, path)
+    assert info.value.__context__ is None  # no second error from cleaning up
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_interrupt_after_the_rename_keeps_the_model_and_propagates(tmp_path, monkeypatch):
+    import sparsekernel.io._persistence as persistence
+
+    model = ReducedSVC(n_basis=5, random_state=0).fit(*make_classification(40, random_state=0))
+    replace = persistence.os.replace
+
+    def replace_then_interrupt(src, dst):
+        replace(src, dst)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(persistence.os, "replace", replace_then_interrupt)
+    path = tmp_path / "model.skm"
+    with pytest.raises(KeyboardInterrupt):
+        save(model, path)
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.skm"]
+    assert_array_equal(load(path).predict(model.basis_), model.predict(model.basis_))
+
+
+def test_save_to_a_pipe_writes_in_place_and_keeps_the_pipe(tmp_path):
+    import os
+    import stat
+    import threading
+
+    model = ReducedSVC(n_basis=5, random_state=0).fit(*make_classification(40, random_state=0))
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    save(model, fifo)
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    copy = tmp_path / "copy.skm"
+    copy.write_bytes(received[0])
+    assert_array_equal(load(copy).predict(model.basis_), model.predict(model.basis_))

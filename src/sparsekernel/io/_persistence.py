@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import os
@@ -78,14 +80,24 @@ def save(model, path):
 def _write_atomically(path, write):
     """``write(fh)`` into a file next to ``path``, renamed over it only once complete, so a
     failed save never leaves a half-written file. (Not tempfile.mkstemp: its 0600 mode would
-    make every saved model private.)"""
+    make every saved model private.) A path that exists and is not a regular file (a device,
+    a pipe) is written in place, never replaced."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        buffer = io.BytesIO()
+        write(buffer)
+        with open(path, "wb") as fh:
+            fh.write(buffer.getbuffer())
+        return
     tmp = f"{os.fsdecode(path)}.{secrets.token_hex(4)}.tmp"
     try:
         with open(tmp, "xb+") as fh:
             write(fh)
         os.replace(tmp, path)
     except BaseException:
-        os.unlink(tmp)
+        # The temporary file is gone when open failed, or when the interrupt came after the
+        # rename (the model is then saved): the original exception propagates either way.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
         raise
 
 
