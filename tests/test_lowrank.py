@@ -409,3 +409,17 @@ def test_binary_fit_at_verbose_1_says_what_auto_chose_and_shows_progress(capfd):
     assert "it=" in err  # with the Newton iterations as they come
     LowRankSVC(random_state=0).fit(X, y)
     assert capfd.readouterr().err == ""
+
+
+def test_verbose_says_how_many_of_the_auto_basis_functions_the_model_keeps(capsys):
+    import re
+
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(300, noise=0.05, random_state=0)  # smooth 2-D: dependent landmarks
+    clf = LowRankSVC(verbose=1, random_state=0).fit(X, y)
+    err = capsys.readouterr().err
+    chosen = int(re.search(r"n_basis='auto' chose m=(\d+)", err).group(1))
+    kept = re.search(r"kept the numerically independent basis functions m=(\d+) of=(\d+)", err)
+    assert kept is not None, err
+    assert int(kept.group(2)) == chosen > int(kept.group(1)) == clf.basis_.shape[0]

@@ -42,7 +42,7 @@ from ..base import (
 )
 from ..kernels import Kernel
 from ..utils import Interval, Options, eigenvalue_floor, feature_dtype
-from ..utils._progress import fit_step
+from ..utils._progress import fit_note, fit_step
 from ..utils._threads import blas_threads, row_slices
 
 __all__ = ["NystromFeatures", "NystromMap", "NystromMapMixin", "nystrom_from_basis", "nystrom_map",
@@ -227,6 +227,9 @@ class NystromMapMixin:
         fmap = nystrom_from_basis(kern, res, self.rcond, dtype, method)
         fmap.dtype = dtype if planned else None
         # Cholesky whitening keeps the independent landmarks only (and their widths).
+        if fmap.Z.shape[0] < res.centers.shape[0]:
+            fit_note("kept the numerically independent basis functions",
+                     {"m": fmap.Z.shape[0], "of": res.centers.shape[0]})
         self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, fmap.indices, fmap.kernel.gamma
         # A planned map keeps M in the features' precision: a float32 model predicts in
         # float32 (``_kernel_dtype``), as it was fitted.
