@@ -200,3 +200,17 @@ def test_kmeans_on_wide_sparse_rows_stays_within_the_budget():
     model, peak = traced_peak(lambda: est.fit(X, y))
     assert sp.issparse(model.basis_) and model.basis_.shape == (40, d)
     assert peak <= 0.25 * budget, f"peak {peak / MiB:.1f} MiB"
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("basis", ["random", "kmeans", "kmedoids", "clustering", "incremental",
+                                   "systematic"])
+def test_every_basis_scheme_selects_within_the_budget(data, basis):
+    """A selector's working arrays (incremental's QR of kernel columns, systematic's growing
+    features, k-means' distances) span only the rows a share of the budget holds."""
+    X, y = data[0][:12000], data[1][:12000]
+    budget = 6 * MiB
+    est = ReducedSVC(n_basis=50, basis=basis, memory_budget=budget, random_state=0)
+    model, peak = traced_peak(lambda: est.fit(X, y))
+    assert peak <= 1.1 * budget, f"peak {peak / MiB:.1f} MiB over {budget / MiB:.0f} MiB"
+    assert model.basis_.shape[0] >= 1

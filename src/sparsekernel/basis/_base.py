@@ -78,6 +78,24 @@ def default_kernel(X):
     return Kernel("rbf", gamma=resolve_gamma("scale", X))
 
 
+def rows_within(kernel, bytes_per_row, limit):
+    """The rows a selector's working arrays may span: ``limit`` (None: all), lowered so that
+    ``bytes_per_row`` each fit a quarter of the estimator's ``memory_budget`` (its kernel's;
+    the selection runs before the fit's own arrays exist, as k-means' distances do)."""
+    budget = getattr(kernel, "memory_budget", None)
+    if budget is None or not np.isfinite(float(budget)):
+        return limit
+    cap = max(1, int(float(budget) / 4 // max(bytes_per_row, 1.0)))
+    return cap if limit is None else min(limit, cap)
+
+
+def row_bytes(X):
+    """Bytes a row of X takes on average (a CSR row: its values and column indices)."""
+    if sp.issparse(X):
+        return (X.dtype.itemsize + X.indices.dtype.itemsize) * X.nnz / max(X.shape[0], 1)
+    return float(X.dtype.itemsize * X.shape[1])
+
+
 def subsample_rows(n, limit, rng, at_least=1):
     """Sorted random rows, ``max(limit, at_least)`` of n; all n when ``limit`` is None."""
     size = n if limit is None else min(n, max(limit, at_least))

@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._base import BasisResult, BasisSelector, default_kernel, subsample_rows
+from ._base import (
+    BasisResult,
+    BasisSelector,
+    default_kernel,
+    row_bytes,
+    rows_within,
+    subsample_rows,
+)
 
 __all__ = ["IncrementalBasis", "IncrementalQR"]
 
@@ -120,7 +127,10 @@ class IncrementalBasis(BasisSelector):
         rng = check_random_state(random_state)
         kernel = kernel if kernel is not None else default_kernel(X)
         n = X.shape[0]
-        A = X[subsample_rows(n, self.max_rows, rng, 2 * n_basis)]
+        # Q (rows x n_basis), a batch's kernel columns and residuals, and the rows themselves.
+        per_row = 8.0 * (n_basis + 2 * self.batch_size) + row_bytes(X)
+        limit = rows_within(kernel, per_row, self.max_rows)
+        A = X[subsample_rows(n, limit, rng, min(2 * n_basis, limit or n))]
         n_rows = A.shape[0]
         qr = IncrementalQR(n_rows, n_basis)
         tau = max(self.delta, _RANK_TOL)

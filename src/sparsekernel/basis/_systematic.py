@@ -11,13 +11,14 @@ from sklearn.utils import check_random_state
 # fit reduced SVMs while it selects. It uses only the pure solver layer on explicit arrays
 # K(X, Z), never the svm/ estimators, so there is no import cycle.
 from ..solvers import SquaredSmoothHinge, newton_armijo
-from ._base import BasisResult, BasisSelector, default_kernel
+from ._base import BasisResult, BasisSelector, default_kernel, row_bytes, rows_within
 
 __all__ = ["SystematicBasis"]
 
 
-def _split(y, fraction, max_rows, rng):
-    """Stratified (fit rows, validation rows), the fit part capped at ``max_rows``."""
+def _split(y, fraction, max_rows, rng, max_val=None):
+    """Stratified (fit rows, validation rows), the fit part capped at ``max_rows``, the
+    validation part at ``max_val``."""
     fit, val = [], []
     for c in np.unique(y):
         rows = rng.permutation(np.flatnonzero(y == c))
@@ -27,6 +28,8 @@ def _split(y, fraction, max_rows, rng):
     fit, val = np.concatenate(fit), np.concatenate(val)
     if max_rows is not None and len(fit) > max_rows:
         fit = rng.choice(fit, size=max_rows, replace=False)
+    if max_val is not None and len(val) > max_val:
+        val = rng.choice(val, size=max_val, replace=False)
     return np.sort(fit), np.sort(val)
 
 
@@ -113,7 +116,16 @@ class SystematicBasis(BasisSelector):
         rng = check_random_state(random_state)
         kernel = kernel if kernel is not None else default_kernel(X)
         classes, y_enc = np.unique(y, return_inverse=True)
-        fit, val = _split(y_enc, self.validation_fraction, self.max_rows, rng)
+        # A fit row holds its features K(x, Z) (and the solver's copy of them) and the row
+        # itself, a validation row its features and the row: together within the budget's
+        # share, validation rows in proportion.
+        per_row = 2 * 8.0 * n_basis + row_bytes(X)
+        ratio = self.validation_fraction / max(1.0 - self.validation_fraction, 1e-3)
+        budget_rows = rows_within(kernel, per_row * (1.0 + ratio / 2), None)
+        max_val = None if budget_rows is None else max(1, math.ceil(ratio * budget_rows))
+        max_rows = (self.max_rows if budget_rows is None else budget_rows
+                    if self.max_rows is None else min(self.max_rows, budget_rows))
+        fit, val = _split(y_enc, self.validation_fraction, max_rows, rng, max_val)
         n_basis = min(n_basis, len(fit))  # centres come from the fit rows only
         state = _State(kernel, X, y_enc[fit], fit, val, y_enc[val], n_basis, len(classes))
         init = self._initial(y_enc[fit], n_basis, rng)
