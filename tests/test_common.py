@@ -333,15 +333,21 @@ def test_dense_and_csr_input_give_the_same_model(estimator, container, global_dt
     np.testing.assert_allclose(b, a, rtol=tol, atol=tol)
 
 
+def _targets_for(est, X, y):
+    """Class labels as ``est`` takes them: two-view targets for ReducedKernelCCA, floats for
+    a regressor or transformer."""
+    if type(est).__name__ == "ReducedKernelCCA":
+        return np.c_[X[:, :2] ** 2, y]
+    if not is_classifier(est) and "Regressor" not in type(est).__name__:
+        return y.astype(float)
+    return y
+
+
 def _other_data(est):
     """Data unlike ``_data``'s for a second fit: more rows, five features, three classes."""
     X, y = make_classification(96, 5, n_informative=3, n_redundant=0, n_classes=3,
                                n_clusters_per_class=1, random_state=1)
-    if type(est).__name__ == "ReducedKernelCCA":
-        y = np.c_[X[:, :2] ** 2, y]
-    elif not is_classifier(est) and "Regressor" not in type(est).__name__:
-        y = y.astype(float)
-    return X, y
+    return X, _targets_for(est, X, y)
 
 
 def _package_calls(fit, stop_at=None):
@@ -442,11 +448,7 @@ def _budget_data(est):
     """200 rows: a fit holds at least its float64 targets and weights (or a selection's row
     indices), 1.6 KiB or more, so 1 KB cannot hold any fit, whatever m it would take."""
     X, y = make_classification(200, 4, n_informative=3, n_redundant=0, random_state=0)
-    if type(est).__name__ == "ReducedKernelCCA":
-        y = np.c_[X[:, :2] ** 2, y]
-    elif not is_classifier(est) and "Regressor" not in type(est).__name__:
-        y = y.astype(float)
-    return X, y
+    return X, _targets_for(est, X, y)
 
 
 _WITH_MEMORY_BUDGET = [e for e in ESTIMATORS if "memory_budget" in _params(e)]
@@ -476,11 +478,7 @@ def test_a_budget_that_cannot_hold_the_fit_is_refused(estimator, budget):
 def _thread_data(est):
     X, y = make_classification(600, 6, n_informative=4, n_redundant=0, n_classes=3,
                                n_clusters_per_class=1, random_state=0)
-    if type(est).__name__ == "ReducedKernelCCA":
-        y = np.c_[X[:, :2] ** 2, y]
-    elif not is_classifier(est) and "Regressor" not in type(est).__name__:
-        y = y.astype(float)
-    return X, y
+    return X, _targets_for(est, X, y)
 
 
 def _outputs(est, X):
