@@ -81,7 +81,7 @@ def test_fixed_basis_checks_features(data):
 
 def test_resolve_n_basis():
     assert resolve_n_basis("auto", 50) == 50
-    assert resolve_n_basis("auto", 5000) == (283 + 708) // 2  # the middle of auto_bounds
+    assert resolve_n_basis("auto", 5000) == 603  # sqrt(n) log(n): no spectrum known
     assert resolve_n_basis("auto", 5000, auto=300) == 300
     assert resolve_n_basis(7, 50) == 7
     assert resolve_n_basis(0.1, 55) == 6
@@ -107,86 +107,87 @@ def test_make_basis_selector_dispatch(data):
         make_basis_selector({"a": 1})
 
 
-def test_auto_n_basis_follows_the_kernel_spectrum():
-    """Smooth low-dimensional data need few basis functions, high-dimensional noise many:
-    'auto' lands below, at the two ends of, and above sqrt(n) scaling."""
+def test_effective_dimension_known_answers():
+    """d_eff = sum(lam / (lam + ridge)): each eigenvalue equal to the ridge counts one half,
+    a zero eigenvalue nothing; negative round-off counts as zero."""
+    from sparsekernel.basis._base import effective_dimension
+
+    assert effective_dimension([1.0, 1.0, 0.0], 1.0) == 1.0
+    assert effective_dimension([3.0, -1e-12], 1.0) == 0.75
+    lam = np.random.RandomState(0).exponential(size=50)
+    K = np.diag(lam)
+    assert np.isclose(effective_dimension(lam, 0.3),
+                      np.trace(K @ np.linalg.inv(K + 0.3 * np.eye(50))))
+
+
+def test_auto_n_basis_follows_the_effective_dimension():
+    """'auto' sizes the basis for the fit's effective dimension: a kernel of low rank needs
+    AUTO_MIN whatever C, a flat spectrum the cost cap, a smooth one something between that
+    grows with C (the ridge 1 / C falls) and with n."""
     from sparsekernel.basis import auto_n_basis
-    from sparsekernel.basis._base import auto_bounds, auto_flat, auto_long_tail
+    from sparsekernel.basis._base import AUTO_MIN, auto_cap
     from sparsekernel.kernels import Kernel
 
     rng = np.random.RandomState(0)
     n = 4000
-    low, high = auto_bounds(n)
-    assert (low, high) == (253, 633)
-    assert auto_flat(n) == 1139  # 18 sqrt(n)
-    assert auto_flat(10**6) == 10000 and auto_flat(20000) == 1800 and auto_flat(900) == 540
-    # a resolved long tail: 10 sqrt(n) up to the cap (ijcnn1: 2236 -> 1800), not below 4 sqrt(n)
-    assert auto_long_tail(n) == high and auto_long_tail(15000) == 1225
-    assert auto_long_tail(50000) == 1800 and auto_long_tail(10**6) == 4000
-    sizes = [50, 900, 4000, 20000, 32000, 50000, 10**6, 10**7]
-    assert all(auto_long_tail(k) <= auto_flat(k) for k in sizes)
-    smooth = rng.uniform(-1, 1, (n, 2))
-    # so smooth that a few directions hold 99.9 % of the sample's trace: the sqrt(n) floor
-    # gives way to AUTO_RANK_FACTOR times that rank (not below AUTO_MIN)
-    assert 100 <= auto_n_basis(smooth, Kernel("rbf", gamma=0.5), rng) < low
-    wavy = rng.uniform(-1, 1, (n, 4))
-    # 99 % of the trace in ~105 directions, 99.9 % in ~200 of 500: the count, raised to low
-    assert auto_n_basis(wavy, Kernel("rbf", gamma=1.0), rng) == low
-    # a classifier goes below that floor, to AUTO_CLASS_FACTOR times the count (~105)
-    for_classes = auto_n_basis(wavy, Kernel("rbf", gamma=1.0), np.random.RandomState(1),
-                               classifier=True)
-    assert 150 <= for_classes < low
-    assert auto_n_basis(wavy, Kernel("rbf", gamma=1.0), np.random.RandomState(1)) == low
-    # narrower kernel: 99.9 % needs ~360 of the 500 sampled directions, a tail the sample
-    # cannot resolve: the upper end
-    assert auto_n_basis(wavy, Kernel("rbf", gamma=2.0), rng) == high == auto_long_tail(n)
-    big = 50000  # sqrt(n) scaling past the cap
-    wavy = rng.uniform(-1, 1, (big, 4))
-    # 99.9 % needs ~400 of 500, 99 % ~275: a long tail, capped (10 sqrt(n) = 2237)
-    assert auto_n_basis(wavy, Kernel("rbf", gamma=2.5), rng) == 1800
-    # 99 % needs ~390 of 500 as well: nearly flat, not capped
-    nearly_flat = rng.standard_normal((big, 8))
-    assert auto_n_basis(nearly_flat, Kernel("rbf", gamma=0.2), rng) == auto_bounds(big)[1]
-    rough = rng.standard_normal((n, 50))  # flat spectrum: beyond sqrt(n) scaling's range
-    assert auto_n_basis(rough, Kernel("rbf", gamma=0.02), rng) == auto_flat(n)
-    assert auto_bounds(50) == (50, 50)
+    low_rank = rng.standard_normal((n, 3))  # a linear kernel of rank 3: d_eff <= 3
+    assert auto_n_basis(low_rank, Kernel("linear"), 0, C=1e6) == AUTO_MIN
+    rough = rng.standard_normal((n, 50))  # K ~ I: d_eff ~ n C / (C + 1), beyond the cap
+    assert auto_n_basis(rough, Kernel("rbf", gamma=1.0), 0, C=1.0) == auto_cap(n, 50.0)
+    smooth = rng.uniform(-1, 1, (n, 4))
+    counts = [auto_n_basis(smooth, Kernel("rbf", gamma=1.0), 0, C=C) for C in (0.01, 1, 100)]
+    assert AUTO_MIN <= counts[0] < counts[1] < counts[2] < auto_cap(n, 4.0)
+    # a quarter of the rows: fewer directions resolved at the same C
+    assert auto_n_basis(smooth[:1000], Kernel("rbf", gamma=1.0), 0, C=100) < counts[2]
+    assert auto_n_basis(smooth[:80], Kernel("rbf", gamma=1.0), 0) == 80  # n <= AUTO_MIN
 
 
-def test_auto_cap_rises_with_the_cost_of_a_kernel_row():
-    """The cap on an unresolved spectrum is sqrt(AUTO_COST n nnz), not below AUTO_CAP:
-    sparse or low-dimensional rows keep 1800, dense high-dimensional rows get more."""
+def test_auto_n_basis_extrapolates_from_the_sample():
+    """On K = I the sample's effective dimension s / (1 + s/(nC)) grows with s, and the
+    power law through its two sizes extrapolates it to about the full K's n C / (C + 1),
+    never below (the curve saturates, the law does not); with a large C, to the cap."""
     import scipy.sparse as sp
 
     from sparsekernel.basis import auto_n_basis
-    from sparsekernel.basis._base import auto_cap, auto_flat, auto_long_tail
+    from sparsekernel.basis._base import AUTO_OVERSAMPLE, auto_cap
     from sparsekernel.kernels import Kernel
 
-    assert auto_cap(60000, 390.0) == 9675 and auto_cap(32561, 13.9) == 1800
-    assert auto_flat(60000, 390.0) == 4410  # Fashion-MNIST: 18 sqrt(n), no longer 10 sqrt(n)
-    assert auto_flat(60000) == 2450 and auto_flat(32561, 13.9) == 1805  # a9a keeps 10 sqrt(n)
-    assert auto_long_tail(50000, 13.0) == 1800 == auto_long_tail(50000)  # ijcnn1
-    assert auto_long_tail(50000, 100.0) == 2237  # 10 sqrt(n): a long tail never gets more
-    rng = np.random.RandomState(0)
-    n = 20000
-    dense = rng.standard_normal((n, 50))  # flat, 50 nonzeros a row: cap sqrt(4 n 50) = 2000
-    assert auto_n_basis(dense, Kernel("rbf", gamma=0.02), rng) == 2000
-    rows = sp.random(n, 500, density=0.02, format="csr", random_state=rng)  # ~10 a row
-    assert auto_n_basis(rows, Kernel("rbf", gamma=0.5), rng) == 1800
+    n = 1500
+    X = sp.identity(n, format="csr") * 10.0  # distinct far-apart rows: K(X, X) = I
+    C = 0.1  # d_eff of the full K = n C / (C + 1) = 136.4
+    expected = int(np.ceil(AUTO_OVERSAMPLE * n * C / (C + 1)))
+    assert expected <= auto_n_basis(X, Kernel("rbf", gamma=1.0), 0, C=C) <= 1.2 * expected
+    assert auto_n_basis(X, Kernel("rbf", gamma=1.0), 0, C=1e3) == min(n, auto_cap(n, 1.0))
+
+
+def test_auto_fallback_and_cap():
+    """Without a spectrum 'auto' takes sqrt(n) log(n) within [AUTO_MIN, cap]; the cap rises
+    as sqrt(AUTO_COST n nnz) with the nonzeros of a row, not below AUTO_CAP, never past n."""
+    from sparsekernel.basis._base import AUTO_CAP, auto_cap, auto_fallback
+
+    assert auto_fallback(50) == 50 and auto_fallback(1000) == 219
+    assert auto_fallback(10**6) == AUTO_CAP
+    assert auto_cap(60000, 390.0) == 9675 and auto_cap(32561, 13.9) == AUTO_CAP
+    assert auto_cap(500, 390.0) == 500
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 2 iterations
-def test_classifiers_and_regressors_count_auto_basis_for_their_task():
-    """A classifier gets the classifier's count; a regressor, and a transformer that is
-    given labels (kernel SIR slices by them), the general one."""
+def test_estimators_size_auto_basis_for_their_own_C():
+    """Every estimator passes its own C to 'auto' (classifier or regressor alike: the same
+    count at the same C); a transformer, which has none, counts at C = 1."""
     from sparsekernel import ReducedKernelSIR, ReducedSVC, ReducedSVR
-    from sparsekernel.basis._base import auto_bounds
+    from sparsekernel.basis import auto_n_basis
+    from sparsekernel.basis._base import default_kernel
 
     rng = np.random.RandomState(0)
-    X = rng.uniform(-1, 1, (4000, 4))
+    X = rng.uniform(-1, 1, (3000, 4))
     y = (np.sin(3 * X[:, 0]) + X[:, 1] ** 2 > 0.5).astype(int)
-    low = auto_bounds(len(X))[0]
-    clf = ReducedSVC(gamma=1.0, max_iter=2, random_state=0).fit(X, y)
-    reg = ReducedSVR(gamma=1.0, max_iter=2, random_state=0).fit(X, y.astype(float))
-    assert 150 <= clf.basis_.shape[0] < low == reg.basis_.shape[0]
+    kw = {"gamma": 1.0, "max_iter": 2, "random_state": 0}
+    m = {C: ReducedSVC(C=C, **kw).fit(X, y).basis_.shape[0] for C in (0.1, 10.0)}
+    assert m[0.1] < m[10.0]
+    assert ReducedSVR(C=10.0, **kw).fit(X, y.astype(float)).basis_.shape[0] == m[10.0]
     sir = ReducedKernelSIR(n_components=1, gamma=1.0, random_state=0).fit(X, y)
-    assert sir.basis_.shape[0] == low
+    kern = default_kernel(X)
+    kern.gamma = 1.0
+    expected = auto_n_basis(X, kern, np.random.RandomState(0), C=1.0)
+    assert sir.basis_.shape[0] == expected

@@ -159,15 +159,17 @@ def test_lowrank_exact_machine_is_stored_as_its_kernel_expansion(tmp_path):
     np.testing.assert_array_equal(loaded.predict(X), auto.predict(X))
 
 
-@pytest.mark.parametrize("change", [dict(loss="hinge"), dict(n_basis=200),
+@pytest.mark.parametrize("change", [dict(loss="hinge", C=0.5), dict(n_basis=200),
                                     dict(basis="clustering")])
 def test_lowrank_keeps_a_reduced_basis_otherwise(change):
     """The hinge loss, an explicit n_basis or per-centre widths keep k-means (or cluster)
-    centres, not training rows; the default takes the exact machine's support."""
+    centres, not training rows; the default takes the exact machine's support. (At C = 10
+    'auto' would take every row of this flat spectrum, which k-means returns as they are.)"""
     X, y = _flat_data(n=1200)
     exact = LowRankSVC(C=10.0, random_state=0).fit(X, y)
     assert exact.basis_indices_ is not None and exact.basis_.shape[0] < len(X)
-    assert LowRankSVC(C=10.0, random_state=0, **change).fit(X, y).basis_indices_ is None
+    params = {"C": 10.0, "random_state": 0, **change}
+    assert LowRankSVC(**params).fit(X, y).basis_indices_ is None
 
 
 def test_fit_kernel_basis_takes_every_row_only_when_asked_and_affordable():

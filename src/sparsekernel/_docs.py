@@ -30,10 +30,11 @@ PARAMS = {
     "epsilon": ("float", "Half-width of the insensitive tube: residuals below it cost nothing."),
     "n_basis": ("'auto', int, float",
                 "Number m of basis functions of the fitted model: an int, a fraction of the "
-                "training rows in (0, 1], or 'auto': from the kernel's eigenvalues on 500 "
-                "sampled rows, few for a fast-decaying spectrum and up to 18 sqrt(n) (capped "
-                "by cost) for a flat one (:func:`sparsekernel.basis.auto_n_basis`; "
-                "pendigits: 268, dna: 805, letter: 1,225, Fashion-MNIST: 4,410)."),
+                "training rows in (0, 1], or 'auto': twice the fit's effective dimension "
+                "tr K (K + I / C)^-1 at the estimator's own C, estimated on 500 sampled rows "
+                "and extrapolated to n, within [100, a cost cap] "
+                "(:func:`sparsekernel.basis.auto_n_basis`): more for a larger C and for "
+                "rougher data."),
     "basis": ("str, array-like or BasisSelector",
               "How the basis points Z are chosen: 'random' training rows (stratified for "
               "classifiers), 'kmeans' or 'kmedoids' centres of a subsample, 'incremental' "

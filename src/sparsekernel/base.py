@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import numbers
 import warnings
 
 import numpy as np
@@ -253,10 +254,17 @@ class KernelExpansionMixin:
             degree=getattr(self, "degree", 3), coef0=getattr(self, "coef0", 0.0),
             memory_budget=self.memory_budget, n_basis=self.n_basis, basis=self.basis,
             random_state=self.random_state, max_n_basis=self._plan_basis(X, max_n_basis),
-            classifier=is_classifier(self), all_rows_up_to=all_rows_up_to)
+            C=self._auto_C(), all_rows_up_to=all_rows_up_to)
         self._share_kernel_budget(kern, X, res.centers.shape[0])
         self.basis_, self.basis_indices_, self.gamma_ = res.centers, res.indices, kern.gamma
         return kern, res
+
+    def _auto_C(self):
+        """The regularisation ``n_basis='auto'`` sizes the basis for
+        (:func:`~sparsekernel.basis.auto_n_basis`): the estimator's ``C``; 1.0, the default
+        C of the estimators a transformer feeds, for those without one."""
+        C = getattr(self, "C", None)
+        return float(C) if isinstance(C, numbers.Real) and C > 0 else 1.0
 
     # ------------------------------------------------------------------ memory plan
     def _n_planned_outputs(self):

@@ -28,7 +28,7 @@ def _accepts_kernel(selector):
 
 def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                      memory_budget=None, n_basis="auto", basis="random", random_state=None,
-                     max_n_basis=None, classifier=False, all_rows_up_to=None):
+                     max_n_basis=None, C=1.0, all_rows_up_to=None):
     """Resolve the kernel on X, choose Z with it, finish the kernel.
 
     A selector thus always receives the estimator's own kernel (kind, degree, coef0, gamma
@@ -48,15 +48,15 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     random_state : int, RandomState or None
     max_n_basis : int, optional
         Cap on 'auto' (the largest m the memory plan allows).
-    classifier : bool, default=False
-        Whether the estimator is a classifier: ``n_basis='auto'`` then counts for one
-        (:func:`auto_n_basis`).
+    C : float, default=1.0
+        The estimator's regularisation parameter, which ``n_basis='auto'`` sizes the basis
+        for (:func:`auto_n_basis`).
     all_rows_up_to : int, optional
         For an estimator that solves the kernel machine on all its rows exactly: with
         ``n_basis='auto'``, a named basis other than 'clustering', and at most this many
         rows, the basis is every row (``info['all_rows']``) when 'auto' would take at least
-        ``AUTO_ALL_ROWS_SHARE`` of them (a flat kernel spectrum on small data, where a
-        reduced basis loses accuracy: dna).
+        ``AUTO_ALL_ROWS_SHARE`` of them (the exact solve then costs about what the reduced
+        one would).
 
     Returns
     -------
@@ -66,11 +66,11 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     """
     with fit_step("basis-selection"):  # a step of the running fit, for its callbacks
         return _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis,
-                                 basis, random_state, max_n_basis, classifier, all_rows_up_to)
+                                 basis, random_state, max_n_basis, C, all_rows_up_to)
 
 
 def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis, basis,
-                      random_state, max_n_basis=None, classifier=False, all_rows_up_to=None):
+                      random_state, max_n_basis=None, C=1.0, all_rows_up_to=None):
     from ._registry import make_basis_selector  # (every selector: loaded at the first fit)
 
     kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X)
@@ -80,7 +80,7 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
     if not hasattr(selector, "centers"):
         auto = None
         if isinstance(n_basis, str) and n_basis == "auto":
-            auto = auto_n_basis(X, kern, rng, classifier=classifier)
+            auto = auto_n_basis(X, kern, rng, C=C)
         n = X.shape[0]
         if (auto is not None and all_rows_up_to is not None and isinstance(basis, str)
                 and basis in _ROW_SELECTORS and n <= all_rows_up_to

@@ -93,9 +93,10 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     so memory is O((chunk_size + cache) * m + m^2), never O(n * m), and one pass lands close
     to the exact solution. When streaming, ``class_weight='balanced'`` is computed per chunk.
 
-    Small data with a flat kernel spectrum (at most ``ALL_ROWS_MAX`` = 3,000 rows, where
-    ``n_basis='auto'`` would take at least 35 % of them, the squared hinge, a basis chosen
-    among or around the rows, and an n x n kernel within ``memory_budget``): a reduced
+    Small data whose effective dimension is a large share of n (at most ``ALL_ROWS_MAX`` =
+    3,000 rows, where ``n_basis='auto'`` would take at least 35 % of them, the squared
+    hinge, a basis chosen among or around the rows, and an n x n kernel within
+    ``memory_budget``): a reduced
     basis loses accuracy there (dna at C = 10: 4.9 % test error on 805 k-means centres,
     4.1 % on all 2,000 rows, SVC 4.4 %), so ``fit`` solves the kernel machine on every row
     exactly, in the rows' coordinates (:mod:`sparsekernel.solvers.newton_kernel`), and keeps

@@ -24,7 +24,7 @@ set by that much more than its budget; later fits stay within it.
 from __future__ import annotations
 
 from ..basis import resolve_n_basis
-from ..basis._base import auto_bounds
+from ..basis._base import AUTO_MIN
 from ..features._nystrom import nystrom_map_bytes
 from ..kernels._blocks import CACHE_BLOCK_BYTES
 from ..solvers import block_minimization_bytes, newton_armijo_bytes, newton_kernel_bytes
@@ -84,7 +84,7 @@ class Budget:
                             "lower n_basis, or raise memory_budget (float('inf') for no cap)")
             return None
         m_stored = self.largest_m(stored_cost, n)
-        if m_stored is not None and m_stored >= auto_bounds(n)[0]:
+        if m_stored is not None and m_stored >= min(n, AUTO_MIN):
             return m_stored
         m_max = self.largest_m(cost, n)
         if m_max is None:
