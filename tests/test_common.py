@@ -148,6 +148,37 @@ def test_sklearn_estimator_contract(estimator, check):
     check(estimator)
 
 
+#: Parameters taken by position, as scikit-learn's meta-estimators and decompositions take
+#: theirs: the wrapped model, the number of components, a fixed basis's centres, the
+#: searched estimator; every other parameter is keyword-only.
+_POSITIONAL = {"ReducedSetSVC": ["svc"], "ReducedKernelPCA": ["n_components"],
+               "ReducedKernelCCA": ["n_components"], "ReducedKernelSIR": ["n_components"],
+               "FixedBasis": ["centers"], "UniformDesignSearchCV": ["estimator"]}
+
+
+def _public_classes():
+    """Every public estimator class, basis selector and search of the package."""
+    names = [n for n in dir(sparsekernel) if n[:1].isupper()]
+    for name in sorted(set(names) | set(sparsekernel.__all__)):
+        obj = getattr(sparsekernel, name, None)
+        if isinstance(obj, type) and issubclass(obj, sparsekernel.base.BaseEstimator):
+            yield obj
+    for name in sparsekernel.basis.__all__:
+        obj = getattr(sparsekernel.basis, name)
+        if isinstance(obj, type) and issubclass(obj, BasisSelector) and obj is not BasisSelector:
+            yield obj
+
+
+@pytest.mark.parametrize("cls", sorted(set(_public_classes()), key=lambda c: c.__name__),
+                         ids=lambda c: c.__name__)
+def test_parameters_are_keyword_only(cls):
+    """As in scikit-learn, a constructor takes its parameters by keyword (``LSSVC(C=10)``,
+    never ``LSSVC("rbf", 0.5)``), save the few of ``_POSITIONAL``."""
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    by_position = [p.name for p in params if p.kind is not p.KEYWORD_ONLY]
+    assert by_position == _POSITIONAL.get(cls.__name__, [])
+
+
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
 def test_docstring_documents_every_parameter(estimator):
     """Every constructor parameter has its numpydoc entry, and no shared-parameter

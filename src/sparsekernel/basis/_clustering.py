@@ -131,7 +131,7 @@ class ClusteringBasis(BasisSelector):
     ``n_basis`` well below n.
     """
 
-    def __init__(self, n_neighbors=10, beta=OYANG_BETA, max_iter=20, subsample=20000):
+    def __init__(self, *, n_neighbors=10, beta=OYANG_BETA, max_iter=20, subsample=20000):
         self.n_neighbors = n_neighbors
         self.beta = beta
         self.max_iter = max_iter

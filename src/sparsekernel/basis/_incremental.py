@@ -108,7 +108,7 @@ class IncrementalBasis(BasisSelector):
     the paper's O(T m^3) for re-solving the normal equations per candidate.
     """
 
-    def __init__(self, delta=0.1, max_rejections=100, max_rows=5000, batch_size=128):
+    def __init__(self, *, delta=0.1, max_rejections=100, max_rows=5000, batch_size=128):
         self.delta = delta
         self.max_rejections = max_rejections
         self.max_rows = max_rows

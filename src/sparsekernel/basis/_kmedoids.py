@@ -81,7 +81,7 @@ class KMedoidsBasis(BasisSelector):
         None uses all rows.
     """
 
-    def __init__(self, max_iter=20, subsample=2000):
+    def __init__(self, *, max_iter=20, subsample=2000):
         self.max_iter = max_iter
         self.subsample = subsample
 

@@ -45,7 +45,7 @@ class RandomBasis(BasisSelector):
         has no effect for regression.
     """
 
-    def __init__(self, stratify=True):
+    def __init__(self, *, stratify=True):
         self.stratify = stratify
 
     def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
@@ -100,7 +100,7 @@ class KMeansBasis(BasisSelector):
         Random rows (then our Lloyd iterations), or k-means++ (scikit-learn's KMeans).
     """
 
-    def __init__(self, max_iter=5, subsample=20000, init="random"):
+    def __init__(self, *, max_iter=5, subsample=20000, init="random"):
         self.max_iter = max_iter
         self.subsample = subsample
         self.init = init

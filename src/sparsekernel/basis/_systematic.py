@@ -85,7 +85,7 @@ class SystematicBasis(BasisSelector):
     multiple of one reduced fit at the final size. Needs class labels (classifiers only).
     """
 
-    def __init__(self, n_init=2, n_strata="auto", C=10.0, accuracy_threshold=None,
+    def __init__(self, *, n_init=2, n_strata="auto", C=10.0, accuracy_threshold=None,
                  validation_fraction=0.2, max_rows=20000, tol=1e-3, max_iter=30):
         self.n_init = n_init
         self.n_strata = n_strata

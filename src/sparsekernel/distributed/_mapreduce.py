@@ -190,7 +190,7 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
     # it, so a tampered model file cannot pick the scheduler the next fit connects to.
     _transient_params = ("client",)
 
-    def __init__(self, n_parts=4, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
+    def __init__(self, *, n_parts=4, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  n_basis="auto", basis="random", final_C=1.0, smoothing=float("inf"),
                  memory_budget=None, tol=1e-3, max_iter=100, class_weight=None, client=None,
                  n_jobs=None, timeout=None, random_state=None, verbose=0):

@@ -321,7 +321,7 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
         "rcond": [Options("auto"), Interval("real", 0, 1, closed="left")],
     }
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, n_basis="auto",
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, n_basis="auto",
                  basis="kmeans", rcond="auto", memory_budget=None, random_state=None):
         self.kernel = kernel
         self.gamma = gamma

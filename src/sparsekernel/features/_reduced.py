@@ -86,7 +86,7 @@ class ReducedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelE
 
     _parameter_constraints = {**KERNEL_CONSTRAINTS, **BASIS_CONSTRAINTS}
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, n_basis="auto",
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, n_basis="auto",
                  basis="random", memory_budget=None, random_state=None):
         self.kernel = kernel
         self.gamma = gamma

@@ -337,7 +337,7 @@ class LSSVR(SingleTargetRegressorMixin, BaseLSSVM):
     {verbose}
 """ + ATTRIBUTES + _STREAM_ATTRIBUTES
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis="auto",
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis="auto",
                  basis="random", memory_budget=None, random_state=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
@@ -413,7 +413,7 @@ class LSSVC(OneVsRestClassifierMixin, BaseLSSVM):
     _parameter_constraints = {**BaseLSSVM._parameter_constraints,
                               **constraints("class_weight")}
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis="auto",
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis="auto",
                  basis="random", memory_budget=None, class_weight=None, random_state=None,
                  verbose=0):
         self.kernel = kernel

@@ -168,7 +168,7 @@ class LowRankLSSVR(SingleTargetRegressorMixin, _LowRankBase):
     {verbose}
 """ + _ATTRIBUTES
 
-    def __init__(self, n_basis=5, basis_function="robust_rbf", criterion="square", C=1.0,
+    def __init__(self, *, n_basis=5, basis_function="robust_rbf", criterion="square", C=1.0,
                  learning_rate=0.05, max_iter=100, n_init=1, shape_init="auto",
                  basis="kmedoids", random_state=None, verbose=0):
         self.n_basis = n_basis
@@ -205,7 +205,7 @@ class LowRankLSSVC(OneVsRestClassifierMixin, _LowRankBase):
     _parameter_constraints = {**_LowRankBase._parameter_constraints,
                               **constraints("class_weight")}
 
-    def __init__(self, n_basis=5, basis_function="robust_rbf", criterion="square", C=1.0,
+    def __init__(self, *, n_basis=5, basis_function="robust_rbf", criterion="square", C=1.0,
                  learning_rate=0.05, max_iter=100, n_init=1, shape_init="auto",
                  basis="kmedoids", class_weight=None, random_state=None, verbose=0):
         self.n_basis = n_basis

@@ -104,7 +104,7 @@ class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernel
         "refactor_every": [None, Interval("int", 1, None, closed="left")],
     }
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis=200,
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis=200,
                  refactor_every=1000, memory_budget=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma

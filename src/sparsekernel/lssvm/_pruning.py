@@ -176,7 +176,7 @@ class PrunedLSSVR(SingleTargetRegressorMixin, _PrunedLSSVM):
     {verbose}
 """ + ATTRIBUTES + _PATH_AND_NOTES
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  prune_fraction=0.05, prune_tol=0.05, validation_fraction=0.2, min_support=2,
                  memory_budget=None, random_state=None, verbose=0):
         self.kernel = kernel
@@ -208,7 +208,7 @@ class PrunedLSSVC(OneVsRestClassifierMixin, _PrunedLSSVM):
     _parameter_constraints = {**_PrunedLSSVM._parameter_constraints,
                               **constraints("class_weight")}
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  prune_fraction=0.05, prune_tol=0.05, validation_fraction=0.2, min_support=2,
                  memory_budget=None, class_weight=None, random_state=None, verbose=0):
         self.kernel = kernel

@@ -103,7 +103,7 @@ class ReducedSetSVC(ExpansionClassifier):
         "loss": LOSSES,
     }
 
-    def __init__(self, svc=None, n_basis=0.05, method="mrs", C=None, loss="hinge",
+    def __init__(self, svc=None, *, n_basis=0.05, method="mrs", C=None, loss="hinge",
                  max_iter=50, tol=1e-6, memory_budget=None, random_state=None, verbose=0):
         self.svc = svc
         self.n_basis = n_basis

@@ -124,7 +124,7 @@ class FisherBasis(LearnedBasis):
 
     _parameter_constraints = {**LearnedBasis._parameter_constraints, "ridge": RIDGE}
 
-    def __init__(self, ridge=1e-3, init="kmeans", tol=1e-4, max_iter=100, verbose=0):
+    def __init__(self, *, ridge=1e-3, init="kmeans", tol=1e-4, max_iter=100, verbose=0):
         self.ridge = ridge
         self.init = init
         self.tol = tol
@@ -190,7 +190,7 @@ class SparseFisherDiscriminant(LearnedBasisClassifier):
 
     _parameter_constraints = {**SPARSE_MARGIN_CONSTRAINTS, "ridge": RIDGE}
 
-    def __init__(self, kernel="rbf", gamma="scale", C=1.0, ridge=1e-3, n_basis=10,
+    def __init__(self, *, kernel="rbf", gamma="scale", C=1.0, ridge=1e-3, n_basis=10,
                  basis="kmeans", loss="hinge", tol=1e-4, max_iter=100, memory_budget=None,
                  class_weight=None, random_state=None, verbose=0):
         self.kernel = kernel

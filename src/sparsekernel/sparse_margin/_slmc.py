@@ -39,7 +39,7 @@ class SparseMarginBasis(LearnedBasis):
     _parameter_constraints = {**LearnedBasis._parameter_constraints,
                               "C": SPARSE_MARGIN_CONSTRAINTS["C"], "loss": LOSSES}
 
-    def __init__(self, C=1.0, loss="hinge", init="random", tol=1e-4, max_iter=100, verbose=0):
+    def __init__(self, *, C=1.0, loss="hinge", init="random", tol=1e-4, max_iter=100, verbose=0):
         self.C = C
         self.loss = loss
         self.init = init
@@ -123,7 +123,7 @@ class SparseMarginClassifier(LearnedBasisClassifier):
 
     _parameter_constraints = SPARSE_MARGIN_CONSTRAINTS
 
-    def __init__(self, kernel="rbf", gamma="scale", C=1.0, n_basis=10, basis="random",
+    def __init__(self, *, kernel="rbf", gamma="scale", C=1.0, n_basis=10, basis="random",
                  loss="hinge", tol=1e-4, max_iter=100, memory_budget=None, class_weight=None,
                  random_state=None, verbose=0):
         self.kernel = kernel

@@ -96,7 +96,7 @@ class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
 
     _parameter_constraints = {**SVM_CONSTRAINTS, **constraints("class_weight")}
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  n_basis="auto", basis="random", smoothing=float("inf"), memory_budget=None,
                  tol=1e-3, max_iter=100, class_weight=None, random_state=None, verbose=0):
         self.kernel = kernel
@@ -178,7 +178,7 @@ class ReducedSVR(SingleTargetRegressorMixin, BaseSmoothSVM):
 
     _parameter_constraints = {**SVM_CONSTRAINTS, **constraints("epsilon")}
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, epsilon=0.1,
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, epsilon=0.1,
                  n_basis="auto", basis="random", smoothing=float("inf"), memory_budget=None,
                  tol=1e-3, max_iter=100, random_state=None, verbose=0):
         self.kernel = kernel
@@ -228,7 +228,7 @@ class SmoothSVC(ReducedSVC):
     (m = n_features) and scales to large n. Any other ``n_basis`` makes it the reduced SVM.
 """, ReducedSVC)
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  n_basis=None, basis="random", smoothing=float("inf"), memory_budget=None,
                  tol=1e-3, max_iter=100, class_weight=None, random_state=None, verbose=0):
         super().__init__(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, C=C,
@@ -246,7 +246,7 @@ class SmoothSVR(ReducedSVR):
     epsilon-SSVR; ``basis`` must then stay 'random'); ``kernel='linear'`` works in the primal.
 """, ReducedSVR)
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, epsilon=0.1,
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, epsilon=0.1,
                  n_basis=None, basis="random", smoothing=float("inf"), memory_budget=None,
                  tol=1e-3, max_iter=100, random_state=None, verbose=0):
         super().__init__(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, C=C,

@@ -114,7 +114,7 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
         "rcond": [Options("auto"), Interval("real", 0, 1, closed="left")],
     }
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  n_basis="auto", basis="kmeans", rcond="auto", memory_budget=None, tol=1e-3,
                  max_iter=100, class_weight=None, random_state=None, verbose=0):
         self.kernel = kernel

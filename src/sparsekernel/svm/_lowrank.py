@@ -188,7 +188,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         "rcond": [Options("auto"), Interval("real", 0, 1, closed="left")],
     }
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  loss="squared_hinge", n_basis="auto", basis="kmeans", n_passes=1,
                  chunk_size=20000, drop_fraction=0.75, whitening="cholesky", rcond="auto",
                  memory_budget=None, tol=1e-3, max_iter=1000, class_weight=None,
