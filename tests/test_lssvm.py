@@ -631,11 +631,29 @@ def test_partial_fit_needs_a_number_of_basis_functions(n_basis):
     assert f"got n_basis={n_basis!r}" in str(info.value.__cause__)
 
 
+@pytest.mark.parametrize("Est", [LSSVR, LSSVC])
+def test_partial_fit_after_fit_continues_from_the_fitted_model(Est, tmp_path):
+    """fit then partial_fit is partial_fit then partial_fit: fit keeps the summary of its
+    rows (the same basis and map as a first partial_fit chooses). A loaded model has none."""
+    X, y, sw = _stream_data()
+    if Est is LSSVC:
+        y = np.digitize(y, [4.7, 5.3])  # three classes
+    a = Est(n_basis=20, random_state=0).fit(X[:200], y[:200], sample_weight=sw[:200])
+    a.partial_fit(X[200:], y[200:], sample_weight=sw[200:])
+    b = Est(n_basis=20, random_state=0)
+    for rows in (slice(0, 200), slice(200, 300)):
+        b.partial_fit(X[rows], y[rows], sample_weight=sw[rows])
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=1e-8, atol=1e-10)
+    assert a.n_rows_seen_ == b.n_rows_seen_ == 300
+    fitted = Est(n_basis=10, random_state=0).fit(X, y)
+    save(fitted, tmp_path / "m.skm")
+    with pytest.raises(ValueError, match="loaded from a file"):
+        load(tmp_path / "m.skm").partial_fit(X, y)
+
+
 def test_partial_fit_bad_input():
     X, y, _ = _stream_data()
-    fitted = LSSVR(n_basis=10, random_state=0).fit(X, y)
-    with pytest.raises(ValueError, match="fitted by fit or loaded from a file"):
-        fitted.partial_fit(X, y)
     with pytest.raises(ValueError, match="class_weight='balanced'"):
         LSSVC(n_basis=10, class_weight="balanced").partial_fit(X, X[:, 0] > 0)
     est = LSSVR(n_basis=10, random_state=0).partial_fit(X[:50], y[:50])
@@ -649,7 +667,7 @@ def test_partial_fit_bad_input():
 def test_fit_after_partial_fit_starts_over():
     X, y, _ = _stream_data()
     est = LSSVR(n_basis=10, random_state=0).partial_fit(X[:50], y[:50]).fit(X, y)
-    assert not hasattr(est, "n_rows_seen_") and not hasattr(est, "_moments")
+    assert not hasattr(est, "n_rows_seen_") and est._rows_summed == len(X)  # fit's own summary
     np.testing.assert_array_equal(est.predict(X),
                                   LSSVR(n_basis=10, random_state=0).fit(X, y).predict(X))
 

@@ -52,7 +52,13 @@ from ..base import (
 )
 from ..features import nystrom_from_basis
 from ..kernels import resolve_gamma
-from ..solvers import NormalEquations, as_row_blocks, lssvm_dual, lssvm_primal, spd_cholesky
+from ..solvers import (
+    NormalEquations,
+    as_row_blocks,
+    lssvm_dual,
+    lssvm_normal_equations,
+    spd_cholesky,
+)
 from ..utils import MemoryPlan, constraints, fit_step, parse_memory_budget
 
 __all__ = ["ATTRIBUTES", "BaseLSSVM", "KERNEL_PARAMS", "LSSVC", "LSSVM_CONSTRAINTS", "LSSVR",
@@ -96,7 +102,8 @@ ATTRIBUTES = """
 
 #: The fitted attribute of a streamed LSSVR / LSSVC.
 _STREAM_ATTRIBUTES = """    n_rows_seen_ : int
-        Rows passed to ``partial_fit`` so far (set by ``partial_fit`` only).
+        Rows summed so far: those of ``fit`` and of every ``partial_fit`` since (set by
+        ``partial_fit`` only).
 """
 
 
@@ -197,10 +204,10 @@ def _streamable(est):
 
 
 _NO_STREAM_STATE = (
-    "{name}.partial_fit continues the normal equations summed by earlier partial_fit calls, "
-    "but this model was fitted by fit or loaded from a file, which keep no such sums. Call "
-    "partial_fit from the first chunk on an unfitted model (sklearn.base.clone(model)), or "
-    "fit on all the data."
+    "{name}.partial_fit continues the normal equations summed by fit or earlier partial_fit "
+    "calls, but this model was loaded from a file (or fitted exactly), which keeps no such "
+    "sums. Call partial_fit from the first chunk on an unfitted model "
+    "(sklearn.base.clone(model)), or fit on all the data."
 )
 
 
@@ -229,7 +236,7 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         -------
         self
         """
-        for name in ("_nystrom", "_moments", "n_rows_seen_"):  # fit starts over
+        for name in ("_nystrom", "_moments", "_rows_summed", "n_rows_seen_"):  # start over
             self.__dict__.pop(name, None)
         X, Y, sw, y_enc = fit_data(self, X, y, sample_weight)
         if self.n_basis is None:
@@ -267,7 +274,13 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         kern, basis = self._fit_kernel_basis(X, y_basis)
         fmap = nystrom_from_basis(kern, basis, "auto", X.dtype, "eigh")
         with fit_step("solve"):
-            res = lssvm_primal(_feature_rows(fmap, X), Y, self.C, sw)
+            eq = lssvm_normal_equations(_feature_rows(fmap, X), Y, self.C, sw)
+            res = eq.solution()
+        # The same summary partial_fit keeps, so that a later partial_fit continues from it.
+        gram = eq.gram.copy()
+        gram[np.diag_indices_from(gram)] -= 1.0 / self.C
+        self._nystrom, self._rows_summed = fmap, X.shape[0]
+        self._moments = _Moments(float(sw.sum()), eq.fbar, eq.ybar, gram, eq.rhs, eq.yy)
         self.basis_ = fmap.Z
         # f(x) = K(x, Z) M w + b: store the coefficients on K(x, Z) for _raw_decision.
         self._store(fmap.normalization @ res.coef, res)
@@ -290,7 +303,8 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
             res = moments.solution(self.C)
         # Assigned once the step has succeeded (copy on write, base.fit_transaction).
         self._nystrom, self._moments = fmap, moments
-        self.n_rows_seen_ = X.shape[0] + (0 if first else self.n_rows_seen_)
+        self._rows_summed = X.shape[0] + (0 if first else self._rows_summed)
+        self.n_rows_seen_ = self._rows_summed
         self.basis_ = fmap.Z
         self._store(fmap.normalization @ res.coef, res)
         report_result(self, res)
@@ -366,9 +380,10 @@ class LSSVR(SingleTargetRegressorMixin, BaseLSSVM):
         only ``fit`` chooses its basis on all the rows. ``n_basis=None`` or a fraction has no
         ``partial_fit`` (an AttributeError says why).
 
-        ``fit`` starts over and drops the summary. A model fitted by ``fit`` or loaded by
-        :func:`sparsekernel.io.load` has no summary (it is private, not saved), so
-        ``partial_fit`` refuses it rather than start again from the chunk alone.
+        ``fit`` starts over and keeps the same summary of its rows, so a ``partial_fit``
+        after ``fit`` continues from the fitted model (as scikit-learn's estimators do). A
+        model loaded by :func:`sparsekernel.io.load` has no summary (it is private, not
+        saved), so ``partial_fit`` refuses it rather than start again from the chunk alone.
 
         Parameters
         ----------
