@@ -53,6 +53,8 @@ ESTIMATORS = [
     LSSVC(gamma=0.5, n_basis=None),
     LSSVR(n_basis=0.5, random_state=0),
     LSSVC(n_basis=0.5, random_state=0),
+    LSSVR(random_state=0),  # defaults: 'auto', and partial_fit after fit
+    LSSVC(random_state=0),
     PrunedLSSVR(random_state=0),
     PrunedLSSVC(random_state=0),
     OnlineLSSVR(n_basis=20),
