@@ -60,3 +60,56 @@ def test_family_exports_resolve(family):
 def test_unknown_name_raises_attribute_error():
     with pytest.raises(AttributeError, match="no_such_name"):
         sparsekernel.no_such_name  # noqa: B018
+
+
+def _import_graph():
+    """``{module: modules it imports}`` over the package's source, lazy imports included
+    (every ``import`` statement anywhere in a module), edges into a module's own parent
+    packages left out (a package's ``__init__`` importing its modules is no cycle)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(sparsekernel.__file__).parent
+    modules = {}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = (package.split(".")[:len(package.split(".")) - node.level + 1]
+                        if node.level else [])
+                target = ".".join(base + ([node.module] if node.module else []))
+                for alias in node.names:
+                    full = f"{target}.{alias.name}"
+                    targets.add(full if full in modules else target)
+            elif isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+        graph[name] = {t for t in targets
+                       if t in modules and t != name and not name.startswith(t + ".")}
+    return graph
+
+
+def test_no_import_cycle():
+    """No module imports, directly or through others, one that imports it back (lazy
+    imports inside functions count: they hide a cycle, they do not remove it)."""
+    graph = _import_graph()
+    assert len(graph) > 100
+    done, cycles = set(), []
+
+    def visit(node, path):
+        if node in path:
+            cycles.append(path[path.index(node):] + [node])
+            return
+        if node in done:
+            return
+        for nxt in sorted(graph[node]):
+            visit(nxt, path + [node])
+        done.add(node)
+
+    for node in sorted(graph):
+        visit(node, [])
+    assert cycles == []

@@ -51,6 +51,7 @@ from ._container import (
     read_metadata,
     zip_directory,
 )
+from ._registry import allowed_classes, check_params
 from ._sklearn_checks import check_object, checks, derived_attributes
 from ._spec import FittedStateError, check_fitted_state, probe
 
@@ -80,8 +81,6 @@ def _name(cls):
 
 def allowed_types():
     """Return ``{qualified name: class}`` of every type a composite model file may hold."""
-    from ._persistence import allowed_classes
-
     types = {_name(cls): cls for cls in _PLAIN_TYPES}
     types.update({_name(cls): cls for cls in allowed_classes().values()})
     types.update({_name(cls): cls for cls in checks()})
@@ -96,8 +95,6 @@ def _sklearn_names():
 def _node_types():
     """``{skops node kind: qualified names of the types it may build}``: each allowed type
     only through the node kind skops writes for it."""
-    from ._persistence import allowed_classes
-
     scalars = {_name(t) for t in _NUMPY_SCALARS}
     objects = {_name(c) for c in allowed_classes().values()}
     objects |= {_name(c) for c, spec in checks().items() if spec.node == "ObjectNode"}
@@ -211,18 +208,15 @@ def _allowed(value, types):
 
 
 def _is_ours(value):
-    from ._persistence import allowed_classes
-
     return isinstance(value, BaseEstimator) and (
         allowed_classes().get(type(value).__name__) is type(value))
 
 
 def _check_ours(model, path, prefix=""):
     """A sparsekernel estimator inside a composite: the checks of the native layout."""
-    from ._persistence import _check_params
 
     try:
-        _check_params(model)
+        check_params(model)
         symbols = check_fitted_state(model)
         if symbols:
             probe(model, symbols)

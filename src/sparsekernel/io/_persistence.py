@@ -11,7 +11,6 @@ import secrets
 import zipfile
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
 from ..utils import format_bytes, parse_memory_budget
 from ._codec import (
@@ -33,6 +32,7 @@ from ._container import (
     zip_directory,
 )
 from ._nested import CONTAINER, check_saveable, load_nested, needs_nested, write_nested
+from ._registry import allowed_classes, check_params
 from ._spec import FittedStateError, check_fitted_state, probe
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "allowed_classes", "load", "save"]
@@ -125,7 +125,7 @@ def _encode_model(model, registry):
             f"sparsekernel can be saved ({', '.join(sorted(registry))})."
         )
     try:
-        _check_params(model)
+        check_params(model)
         check_fitted_state(model)
     except FittedStateError as exc:
         raise ModelFormatError(f"Cannot save the {cls_name}: {exc}.") from None
@@ -237,7 +237,7 @@ def _load_archive(fh, zf, limit):
     reader = _ArrayReader(zf, members, _section(metadata, "arrays"))
     params = {p: decode(v, reader, registry) for p, v in _section(metadata, "params").items()}
     model = instantiate(cls, params)
-    _check_params(model)
+    check_params(model)
     attributes = _section(metadata, "attributes")
     for name, node in attributes.items():
         _check_attribute_name(cls, name)
@@ -255,16 +255,6 @@ def _check_header(metadata):
             f"{_METADATA}, got {_short(found)}."
         )
     _check_version(metadata)
-
-
-def _check_params(model):
-    """The constructor stores parameters unchecked: check them as ``fit`` would."""
-    if getattr(type(model), "_parameter_constraints", None) is None:
-        return
-    try:
-        model._validate_params()
-    except (ValueError, TypeError) as exc:
-        raise ModelFormatError(f"invalid parameter: {exc}") from None
 
 
 def _check_loaded_state(model, attributes):
@@ -409,22 +399,3 @@ def _short(value):
     """repr of a value read from the file, cut to a length fit for a message."""
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def allowed_classes():
-    """Return ``{class name: class}`` for every estimator the model format may instantiate.
-
-    These are the estimators exported by ``sparsekernel.__all__`` (the models) and by
-    ``sparsekernel.basis.__all__`` (selectors, which appear as nested parameters).
-    """
-    # Imported here, not at module level: the top-level package may import sparsekernel.io.
-    import sparsekernel
-    import sparsekernel.basis
-
-    classes = {}
-    for module in (sparsekernel, sparsekernel.basis):
-        for name in getattr(module, "__all__", ()):
-            obj = getattr(module, name, None)
-            if isinstance(obj, type) and issubclass(obj, BaseEstimator):
-                classes.setdefault(obj.__name__, obj)
-    return classes
