@@ -13,10 +13,10 @@ from sparsekernel import (
     PrunedLSSVR,
 )
 from sparsekernel.basis import BasisSelector, KMedoidsBasis, RandomBasis
-from sparsekernel.features._learnable import basis_values
-from sparsekernel.features._lowrank_fit import criterion_gradient
 from sparsekernel.io import load, save
 from sparsekernel.kernels import Kernel
+from sparsekernel.lssvm._learnable import basis_values
+from sparsekernel.lssvm._lowrank_fit import criterion_gradient
 from sparsekernel.solvers import ArrayBlocks, IncrementalLSSVM, LSSVMPath, lssvm_dual, lssvm_primal
 from sparsekernel.solvers.least_squares import lssvm_normal_equations
 from sparsekernel.utils import MemoryBudgetError
@@ -452,7 +452,7 @@ def test_lowrank_reseeds_dead_sbf_units(reg_data):
 
 
 def test_lowrank_interrupt_propagates_and_keeps_the_previous_model(monkeypatch, reg_data):
-    import sparsekernel.features._lowrank_fit as lowrank_fit
+    import sparsekernel.lssvm._lowrank_fit as lowrank_fit
 
     X, y = reg_data
     model = LowRankLSSVR(n_basis=3, max_iter=5, random_state=0).fit(X, y)

@@ -1,7 +1,7 @@
 """Low-rank LS-SVM with learnable basis functions (LR-LSSVM; Fang, Xu, Hong & Gao 2019).
 
 The estimators standardise X, learn the bases and weights with
-:func:`sparsekernel.features._lowrank_fit.fit_learnable_bases` (where the algorithm is
+:func:`sparsekernel.lssvm._lowrank_fit.fit_learnable_bases` (where the algorithm is
 described) and store the bases in input units.
 """
 
@@ -20,10 +20,10 @@ from ..base import (
     SparseKernelEstimator,
 )
 from ..basis import resolve_n_basis
-from ..features._learnable import BASIS_FUNCTIONS, basis_values
-from ..features._lowrank_fit import CRITERIA, fit_learnable_bases
 from ..utils import Interval, Options, column_mean_std, constraints
 from ._base import fit_data, fitted
+from ._learnable import BASIS_FUNCTIONS, basis_values
+from ._lowrank_fit import CRITERIA, fit_learnable_bases
 
 __all__ = ["LowRankLSSVC", "LowRankLSSVR"]
 
@@ -47,7 +47,7 @@ _PARAMS = """
     basis_function : {'robust_rbf', 'sbf'}, default='robust_rbf'
         exp(-z) or max(0, 1 - z) of z = sum_j sigma_kj |x_j - mu_kj|.
     criterion : {'abs', 'square', 'target', 'objective'}, default='square'
-        Criterion of the basis step (``sparsekernel.features._lowrank_fit``):
+        Criterion of the basis step (``sparsekernel.lssvm._lowrank_fit``):
         maximise mean |f(x_i)| (w, b fixed), maximise mean f(x_i)^2 / 2 (through the closed
         form), minimise mean |y_i - f(x_i)| (w, b fixed), or minimise the LR-LSSVM
         objective itself (not one of the paper's three).

@@ -1,7 +1,7 @@
 """The LR-LSSVM two-step algorithm (Fang, Xu, Hong & Gao 2019, section III) on plain arrays.
 
 With ``K(x, x') = phi(x)^T phi(x')`` for M learnable basis functions
-(:mod:`sparsekernel.features._learnable`), the LS-SVM (objective in
+(:mod:`sparsekernel.lssvm._learnable`), the LS-SVM (objective in
 :mod:`sparsekernel.lssvm._base`) is solved in closed form on the n x M design ``Phi``
 (:func:`~sparsekernel.solvers.least_squares.lssvm_normal_equations`), alternating with
 gradient steps on the centres ``mu`` and shapes ``sigma``.
