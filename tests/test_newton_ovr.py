@@ -137,7 +137,7 @@ def test_float32_raw_kernel_features_get_float64_hessians(C):
     Hessians every problem ran all 50 iterations, 0.6 (C = 1e4) and 0.17 away from the
     float64 solution; now they converge near it."""
     from sparsekernel.kernels import rbf_kernel
-    from sparsekernel.solvers.newton_ovr import F32_PATIENCE
+    from sparsekernel.solvers._constants import F32_PATIENCE
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(2000, 4))

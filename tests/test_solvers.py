@@ -190,16 +190,15 @@ def test_newton_system_row_updates_equal_a_fresh_build(rng):
 
 
 @pytest.mark.parametrize("gather_rows", [1, 7, 1000])
-def test_newton_system_gathering_rows_across_blocks_is_exact(rng, monkeypatch, gather_rows):
+def test_newton_system_gathering_rows_across_blocks_is_exact(rng, gather_rows):
     # Gather buffers that fill mid-block (1, 7 rows) or span every block (1000) must give the
     # same H as the formula, for rows entering (+) and leaving (-) the active set.
     from sparsekernel.solvers import _hessian
 
-    monkeypatch.setattr(_hessian, "_GATHER_BYTES", gather_rows * 8 * 5)
     F = rng.normal(size=(120, 5))
     A = np.c_[F, np.ones(120)]
     blocks = ArrayBlocks(F, block_rows=16)
-    system = _hessian.NewtonSystem(5)
+    system = _hessian.NewtonSystem(5, gather_bytes=gather_rows * 8 * 5)
     q = np.where(rng.random(120) < 0.5, rng.uniform(0.5, 2.0, 120), 0.0)
     for _ in range(3):
         system.begin(q)

@@ -12,12 +12,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ._constants import BLOCK_BYTES
+
 __all__ = ["ArrayBlocks", "as_row_blocks", "gram_weighted", "matvec", "rmatvec"]
 
-#: Temporary memory per block when a stored array is streamed (float64 copies of a float32
-#: block, active-row copies for the Hessian). Kept below glibc's largest mmap threshold
-#: (32 MiB) so the copies reuse heap memory instead of faulting in fresh pages each time.
-_BLOCK_BYTES = 16 * 2**20
 
 
 class ArrayBlocks:
@@ -26,7 +24,7 @@ class ArrayBlocks:
     def __init__(self, F, block_rows=None):
         self.F = F
         n, m = F.shape
-        self.block_rows = block_rows or max(1, min(n, _BLOCK_BYTES // (8 * max(m, 1))))
+        self.block_rows = block_rows or max(1, min(n, BLOCK_BYTES // (8 * max(m, 1))))
 
     @property
     def shape(self):

@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._blocks import gram_weighted, rmatvec
+from ._constants import GATHER_BYTES
 
 __all__ = ["ACTIVE_RTOL", "NewtonSystem"]
 
@@ -38,14 +39,12 @@ ACTIVE_RTOL = 1e-12
 FAST_GRAM_MIN_WORK = 2e9
 #: A float32 H is replaced by an exact one once at most this fraction of active rows change.
 SETTLED = 0.2
-#: Rows gathered per Gram product (bytes of scaled rows).
-_GATHER_BYTES = 48 * 2**20
 
 
 class NewtonSystem:
     """Accumulates H over the row blocks of one pass (see the module docstring)."""
 
-    def __init__(self, m, refresh_every=20, fast_gram=True, gather_bytes=_GATHER_BYTES):
+    def __init__(self, m, refresh_every=20, fast_gram=True, gather_bytes=GATHER_BYTES):
         self.m = m
         self.gather_bytes = gather_bytes
         self.refresh_every = refresh_every
@@ -133,14 +132,14 @@ class _GramAccumulator:
 
     Scaled rows are gathered into a reused buffer of the accumulator's dtype (which is where a
     float64 block becomes float32 for a fast rebuild) and flushed as one ``G.T @ G`` (NumPy
-    runs it as syrk) per ``_GATHER_BYTES`` of rows, so the m x m output is written once per
+    runs it as syrk) per ``GATHER_BYTES`` of rows, so the m x m output is written once per
     several row blocks instead of once per block. NumPy, not ``scipy.linalg.blas``, does the
     product on purpose: the row passes around it use NumPy's OpenBLAS, and alternating
     between two OpenBLAS builds leaves one library's threads spinning on the cores the other
     needs (measured: syrk at half speed).
     """
 
-    def __init__(self, m, dtype, buffers, n_rows, start=None, gather_bytes=_GATHER_BYTES):
+    def __init__(self, m, dtype, buffers, n_rows, start=None, gather_bytes=GATHER_BYTES):
         self.dtype = np.dtype(dtype)
         self.acc = (np.zeros((m, m), dtype=dtype) if start is None
                     else np.array(start, dtype=dtype))

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._blocks import as_row_blocks, matvec, rmatvec
-from ._hessian import _GATHER_BYTES, NewtonSystem
+from ._constants import GATHER_BYTES
+from ._hessian import NewtonSystem
 from ._result import SolverResult, check_finite
 from ._spd import spd_solve
 
@@ -74,7 +75,7 @@ def _line_search(z, d, f, u, y, loss, cw, obj, slope):
 
 
 def newton_armijo(F, y, loss, C=1.0, sample_weight=None, tol=1e-6, max_iter=100, x0=None,
-                  presolve_rows="auto", gather_bytes=_GATHER_BYTES, callback=None):
+                  presolve_rows="auto", gather_bytes=GATHER_BYTES, callback=None):
     """Minimise Phi(w, b) (module docstring) by Newton's method with Armijo line search.
 
     Parameters
@@ -187,7 +188,7 @@ def _result(z, obj, gnorm, tol_abs, n_iter, status, history, n_presolve):
     )
 
 
-def newton_armijo_bytes(n, m, gather_bytes=_GATHER_BYTES, presolve_rows=None):
+def newton_armijo_bytes(n, m, gather_bytes=GATHER_BYTES, presolve_rows=None):
     """Peak working memory of :func:`newton_armijo` besides F, in bytes (an upper estimate).
 
     About ten float64 n-vectors (margins, derivatives, direction products, line-search

@@ -57,6 +57,7 @@ from scipy.linalg import cho_solve, solve, solve_triangular
 from scipy.linalg.blas import dgemv
 
 from ..utils._threads import blas_threads, drain_queue, planned_threads
+from ._constants import F32_PATIENCE
 from ._result import SolverResult, check_finite
 from ._spd import spd_solve
 from .newton_ovr import _exact_step
@@ -65,8 +66,6 @@ __all__ = ["newton_kernel", "newton_kernel_bytes"]
 
 #: float32 systems when (n + trace K) * max(C s) * eps32 is at most this (module docstring).
 F32_ROUNDING = 0.05
-#: Newton iterations of a problem after which its systems are float64 whatever happens.
-F32_PATIENCE = 10
 #: How far (in margin units) a row may sit on the wrong side of the margin when a float64
 #: Newton point is checked for optimality (:func:`_keeps_its_rows`).
 KKT_SLACK = 1e-9

@@ -50,6 +50,7 @@ from contextlib import nullcontext
 import numpy as np
 
 from ..utils._threads import blas_threads, map_balanced, map_threads, planned_threads
+from ._constants import F32_PATIENCE, GATHER_BYTES
 from ._lapack import syrk_lower
 from ._parallel import matmul, rmatmul, split_rows
 from ._result import SolverResult
@@ -57,8 +58,6 @@ from ._spd import spd_solve
 
 __all__ = ["newton_ovr", "newton_ovr_bytes"]
 
-#: Bytes of gathered, scaled rows per ``syrk`` when a Hessian is built from active rows.
-_GATHER_BYTES = 32 * 2**20
 #: Rows gathered at a time into the active rows' system (:meth:`_State._dual_direction`).
 _DUAL_CHUNK = 1024
 #: Warm start (module docstring, :func:`_warm_stride`): from n m^2 of this size, on a sample
@@ -67,13 +66,10 @@ _DUAL_CHUNK = 1024
 WARM_WORK, WARM_STRIDE, WARM_MIN_STRIDE, WARM_PER_BASIS = 1e10, 8, 3, 8
 #: Size from which a lone system (:func:`_solve_threads`) is factored on every planned thread.
 LONE_SOLVE_MIN = 3000
-#: Newton iterations of a problem after which float32 features get float64 Hessians
-#: (:meth:`_State._solve_system`).
-F32_PATIENCE = 10
 
 
 def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads=None,
-               hessian_bytes=2**30, gather_bytes=_GATHER_BYTES, callback=None):
+               hessian_bytes=2**30, gather_bytes=GATHER_BYTES, callback=None):
     """Minimise Phi_j (module docstring) for every column j of ``Y``.
 
     Parameters
@@ -371,14 +367,14 @@ def _solve_threads(threads, size):
     return blas_threads(threads) if threads > 1 and size >= LONE_SOLVE_MIN else nullcontext()
 
 
-def _hessian(F, cs, rows, n_threads=1, gather_bytes=_GATHER_BYTES, dtype=None):
+def _hessian(F, cs, rows, n_threads=1, gather_bytes=GATHER_BYTES, dtype=None):
     """I + [F 1]_rows^T diag(cs_rows) [F 1]_rows (float64; its lower triangle, the upper
     one zero), row slices on the threads."""
     return _add_grams(np.eye(F.shape[1] + 1), F, cs, rows, 1.0, n_threads, gather_bytes,
                       dtype)
 
 
-def _update(H, F, cs, enter, leave, n_threads=1, gather_bytes=_GATHER_BYTES, dtype=None):
+def _update(H, F, cs, enter, leave, n_threads=1, gather_bytes=GATHER_BYTES, dtype=None):
     """H + the gram of the rows that entered the active set - that of the rows that left,
     in place (:func:`_add_gram`)."""
     _add_grams(H, F, cs, enter, 1.0, n_threads, gather_bytes, dtype)
@@ -402,7 +398,7 @@ def _add_grams(H, F, cs, rows, sign, n_threads, gather_bytes, dtype):
     return H
 
 
-def _add_gram(H, F, cs, rows, sign, gather_bytes=_GATHER_BYTES, dtype=None):
+def _add_gram(H, F, cs, rows, sign, gather_bytes=GATHER_BYTES, dtype=None):
     """``H += sign [F 1]_rows^T diag(cs_rows) [F 1]_rows`` on H's lower triangle, in place.
 
     The rows are gathered into one buffer a chunk at a time (scaled in place: the gathers
@@ -452,7 +448,7 @@ def _warm_stride(n, m):
     return WARM_STRIDE if n // WARM_STRIDE >= 2 * (m + 1) else 0
 
 
-def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=_GATHER_BYTES,
+def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=GATHER_BYTES,
                      itemsize=8):
     """Peak working memory of :func:`newton_ovr` besides F, in bytes (an upper estimate).
 

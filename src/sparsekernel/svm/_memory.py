@@ -27,7 +27,12 @@ from ..basis import resolve_n_basis
 from ..basis._base import AUTO_MIN
 from ..features._nystrom import nystrom_map_bytes
 from ..kernels._blocks import CACHE_BLOCK_BYTES
-from ..solvers import block_minimization_bytes, newton_armijo_bytes, newton_kernel_bytes
+from ..solvers import (
+    GATHER_BYTES,
+    block_minimization_bytes,
+    newton_armijo_bytes,
+    newton_kernel_bytes,
+)
 from ..solvers.newton_ovr import newton_ovr_bytes
 from ..utils import MemoryPlan, largest_within, parse_memory_budget
 from ..utils._threads import max_threads
@@ -36,8 +41,6 @@ __all__ = ["MIN_CHUNK", "Budget"]
 
 #: Rows of the smallest chunk a streamed LowRankSVC fit is planned with.
 MIN_CHUNK = 256
-#: Largest buffer of gathered rows a Newton solver gets (more is no faster).
-_MAX_GATHER = 32 * 2**20
 
 
 class Budget:
@@ -61,7 +64,7 @@ class Budget:
 
     def gather(self, m):
         """Bytes of one gather buffer of a Newton solver on m features."""
-        return min(_MAX_GATHER, max(self.bytes / 16, 64.0 * 8 * (m + 1)))
+        return min(GATHER_BYTES, max(self.bytes / 16, 64.0 * 8 * (m + 1)))
 
     def plan(self, **parts):
         """A :class:`~sparsekernel.utils.MemoryPlan` of this fit with the kernel share."""

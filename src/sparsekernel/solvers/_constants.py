@@ -1,0 +1,23 @@
+"""The solvers' shared constants, one table: each is defined here once, with its reason.
+
+Solver-specific tolerances stay beside their solver; what two solvers must agree on (how
+long float32 systems are trusted, how many bytes of rows a product gathers, how large a
+streamed block is) lives here.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BLOCK_BYTES", "F32_PATIENCE", "GATHER_BYTES"]
+
+#: Newton iterations of a problem after which its systems are built in float64 whatever
+#: happens: float32 Hessians speed the early, far-from-optimal steps, and a problem that is
+#: still iterating after this many has not settled, which float32 round-off can cause.
+F32_PATIENCE = 10
+#: Bytes of gathered (scaled) rows per Gram product (``syrk``) when a Hessian is summed over
+#: a row set: large enough that the m x m output is written once per many rows, and at most
+#: glibc's largest mmap threshold (32 MiB), so the buffer is reused heap memory rather than
+#: fresh pages faulted in at every product.
+GATHER_BYTES = 32 * 2**20
+#: Temporary memory per block when a stored array is streamed (float64 copies of a float32
+#: block, active-row copies): below the same threshold, for the same reason.
+BLOCK_BYTES = 16 * 2**20
