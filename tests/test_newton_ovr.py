@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from sparsekernel.solvers import SquaredSmoothHinge, newton_armijo
-from sparsekernel.solvers.newton_ovr import _exact_step, _exact_step_sorted, newton_ovr
+from sparsekernel.solvers._line_search import exact_step, exact_step_sorted
+from sparsekernel.solvers.newton_ovr import newton_ovr
 from sparsekernel.utils._threads import map_threads, row_slices, thread_budget, thread_plan
 
 
@@ -185,13 +186,13 @@ def test_exact_step_is_the_line_minimum(scale):
     def phi(t):
         return 0.5 * np.sum((z + t * d) ** 2) + 0.5 * np.sum(cs * np.maximum(r - t * c, 0) ** 2)
 
-    t = _exact_step(r, c, cs, z @ d, d @ d)
+    t = exact_step(r, c, cs, z @ d, d @ d)
     assert (t > 1.0) == (scale < 1.0)
     grid = np.linspace(0, 3 * max(t, 1.0), 20001)
     assert phi(t) <= min(phi(g) for g in grid) + 1e-9
     # the sorted breakpoints (the fallback, also when Newton runs out of tries) agree
-    assert _exact_step_sorted(r, c, cs, z @ d, d @ d) == pytest.approx(t, rel=1e-12)
-    assert _exact_step(r, c, cs, z @ d, d @ d, max_tries=0) == pytest.approx(t, rel=1e-12)
+    assert exact_step_sorted(r, c, cs, z @ d, d @ d) == pytest.approx(t, rel=1e-12)
+    assert exact_step(r, c, cs, z @ d, d @ d, max_tries=0) == pytest.approx(t, rel=1e-12)
 
 
 def test_exact_step_agrees_with_sorting_on_many_lines():
@@ -202,9 +203,9 @@ def test_exact_step_agrees_with_sorting_on_many_lines():
         cs = rng.uniform(0.1, 5, n)
         z, d = rng.standard_normal(4), rng.standard_normal(4)
         zd, dd = z @ d, d @ d
-        t = _exact_step(r, c, cs, zd, dd)
+        t = exact_step(r, c, cs, zd, dd)
         assert t >= 0
-        assert t == pytest.approx(max(_exact_step_sorted(r, c, cs, zd, dd), 0.0),
+        assert t == pytest.approx(max(exact_step_sorted(r, c, cs, zd, dd), 0.0),
                                   rel=1e-9, abs=1e-12)
 
 

@@ -27,7 +27,7 @@ LowRankSVC on every row at C = 10: 0.73 s a fit through its features, 0.23 s thi
 Each iteration of a problem: the Newton point of its active set (from the problem's last
 float64 factor when the active set lies inside that system's rows and few have left:
 :func:`_solve_on_subset`), the exact line search of
-:func:`~sparsekernel.solvers.newton_ovr._exact_step` along it (one product with K), and the
+:func:`~sparsekernel.solvers._line_search.exact_step` along it (one product with K), and the
 new active set; it stops when a unit step leaves the active set unchanged (then ``a`` is
 the Newton point itself: exactly optimal, zero off A). From ``a = 0`` every row is active
 in every problem, so the first system is factored once for all of them; the problems then
@@ -58,9 +58,9 @@ from scipy.linalg.blas import dgemv
 
 from ..utils._threads import blas_threads, drain_queue, planned_threads
 from ._constants import F32_PATIENCE
+from ._line_search import exact_step
 from ._result import SolverResult, check_finite
 from ._spd import spd_solve
-from .newton_ovr import _exact_step
 
 __all__ = ["newton_kernel", "newton_kernel_bytes"]
 
@@ -344,7 +344,7 @@ class _Problem:
                                  "n_active": int(self.active.sum())})
             self.done = True
             return
-        t = _exact_step(h.residuals(self.f), h.slopes(qd), h.cs, self.a @ qd, d @ qd)
+        t = exact_step(h.residuals(self.f), h.slopes(qd), h.cs, self.a @ qd, d @ qd)
         check_finite("newton_kernel", self.it, step=t)
         self.a += t * d
         self.f += t * qd
