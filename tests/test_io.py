@@ -176,12 +176,32 @@ def test_save_load_unfitted_model(tmp_path):
 
 
 def test_registry_allows_every_exported_estimator(tmp_path):
-    from sparsekernel.io._persistence import allowed_classes
+    from sparsekernel.io._registry import allowed_classes
 
     exported = {getattr(sparsekernel, n) for n in sparsekernel.__all__}
     estimators = {c for c in exported if isinstance(c, type) and hasattr(c, "get_params")}
     assert estimators <= set(allowed_classes().values())
     assert {RandomBasis, KMeansBasis, FixedBasis} <= set(allowed_classes().values())
+
+
+def test_every_estimator_states_its_fitted_attributes_beside_its_class():
+    """Each exported estimator class defines ``_fitted_spec`` in its own body (as it does
+    ``_parameter_constraints``), so changing an estimator never means editing ``io/``; a
+    classifier's spec gains the optional Platt parameters the command line stores."""
+    from sparsekernel.basis import BasisSelector
+    from sparsekernel.io._spec import spec_of
+    from sparsekernel.utils.fitted_spec import ClassSpec
+
+    exported = [getattr(sparsekernel, n) for n in sparsekernel.__all__]
+    estimators = [c for c in exported if isinstance(c, type) and hasattr(c, "get_params")
+                  and not issubclass(c, BasisSelector)]  # selectors are never fitted in a file
+    assert len(estimators) >= 22
+    for cls in estimators:
+        assert isinstance(cls.__dict__.get("_fitted_spec"), ClassSpec), cls.__name__
+        spec = spec_of(cls)
+        classifier = "classes_" in cls._fitted_spec.attributes and not getattr(
+            cls._fitted_spec.attributes["classes_"], "nullable", False)
+        assert ({"probA_", "probB_"} <= set(spec.attributes)) == classifier, cls.__name__
 
 
 def test_save_rejects_unsupported_param(tmp_path):

@@ -13,6 +13,7 @@ from ..basis import BasisResult, BasisSelector, fit_kernel_basis
 from ..kernels import Kernel
 from ..solvers import canonical_correlations, relative_ridge
 from ..utils import Interval, check_random_state
+from ..utils.fitted_spec import FEATURES, INFO, ClassSpec, Count, Floats, Gamma, kernel_basis
 from ._base import ReducedKernelBase, check_full_kernel, joint_kernel_moments
 
 __all__ = ["ReducedKernelCCA"]
@@ -111,6 +112,13 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     True
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = ClassSpec(
+        {**FEATURES, "n_features_y_in_": Count("dy", minimum=1), **kernel_basis(),
+         "basis_y_": Floats(("my", "dy"), csr=True), "gamma_y_": Gamma(symbol="my"),
+         "x_weights_": Floats(("m", "c")), "y_weights_": Floats(("my", "c")),
+         "x_mean_": Floats(("m",)), "y_mean_": Floats(("my",)), "correlations_": INFO,
+         "x_ridge_": INFO, "y_ridge_": INFO})
     _parameter_constraints = {
         **ReducedKernelBase._parameter_constraints,
         "n_components": [Interval("int", 1, None, closed="left")],

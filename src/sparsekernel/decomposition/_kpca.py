@@ -10,6 +10,7 @@ from .._docs import fill_doc
 from ..features import nystrom_map
 from ..solvers import symmetric_eigen
 from ..utils import Options, check_sample_weight
+from ..utils.fitted_spec import FEATURES, INFO, ClassSpec, Floats, kernel_basis
 from ._base import ReducedKernelBase, kernel_moments
 
 __all__ = ["ReducedKernelPCA"]
@@ -85,6 +86,11 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     (400, 2)
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = ClassSpec(
+        {**FEATURES, **kernel_basis(), "components_": Floats(("c", "m")),
+         "mean_": Floats(("m",)), "explained_variance_": Floats(("c",)),
+         "explained_variance_ratio_": INFO})
     _parameter_constraints = {
         **ReducedKernelBase._parameter_constraints,
         "method": [Options(*METHODS)],

@@ -11,6 +11,7 @@ from .._docs import fill_doc
 from ..base import DTYPES
 from ..solvers import generalized_low_rank_eigen, relative_ridge
 from ..utils import Interval, Options, check_sample_weight, plain
+from ..utils.fitted_spec import FEATURES, INFO, ClassSpec, Floats, Labels, kernel_basis
 from ._base import ReducedKernelBase, check_n_samples, kernel_moments
 
 __all__ = ["ReducedKernelSIR", "slice_labels"]
@@ -109,6 +110,11 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     (150, 2)
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = ClassSpec(
+        {**FEATURES, **kernel_basis(), "components_": Floats(("c", "m")),
+         "eigenvalues_": INFO, "mean_": Floats(("m",)), "slice_means_": INFO,
+         "slice_weights_": INFO, "classes_": Labels(nullable=True, symbol="J")})
     _parameter_constraints = {
         **ReducedKernelBase._parameter_constraints,
         "n_slices": [Interval("int", 2, None, closed="left")],

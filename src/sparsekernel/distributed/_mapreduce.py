@@ -37,12 +37,20 @@ from ..utils import (
     log_line,
     plain,
 )
+from ..utils.fitted_spec import CLASSES, FEATURES, INFO, Basis, ClassSpec, Floats, Gamma, Offsets
 from . import _parts
 from ._cluster import is_dask_collection, iter_completed, n_threads, open_client
 
 __all__ = ["MapReduceSVC"]
 
 _SEED_MAX = 2**31 - 1
+
+
+def _part_scores(model, symbols):
+    if symbols["Q"] != symbols["P"] * symbols["p"]:
+        return "part_coef_", (f"must have n_parts * n_problems = {symbols['P'] * symbols['p']}"
+                              f" columns, has {symbols['Q']}")
+    return None
 
 
 class _ClientConstraint:
@@ -173,6 +181,13 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
     >>> bool(clf.fit(X, y).score(X, y) > 0.95)
     True
     """
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = ClassSpec(
+        {**FEATURES, **CLASSES, "basis_": Basis(), "part_offsets_": Offsets(),
+         "part_coef_": Floats(("m", "Q")), "part_intercept_": Floats(("Q",)),
+         "gamma_": Gamma(), "part_n_iter_": INFO, "part_n_samples_": INFO,
+         "coef_": Floats(("p", "Q")), "intercept_": Floats(("p",)), "n_iter_": INFO},
+        relations=(_part_scores,))
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         **constraints("C", "tol", "max_iter", "class_weight", "random_state", "verbose"),

@@ -44,6 +44,14 @@ from ..kernels import Kernel
 from ..utils import Interval, Options, eigenvalue_floor, feature_dtype
 from ..utils._progress import fit_note, fit_step
 from ..utils._threads import blas_threads, row_slices
+from ..utils.fitted_spec import (
+    FEATURES,
+    ClassSpec,
+    Count,
+    kernel_basis,
+    triangular_is_square,
+    whitening,
+)
 
 __all__ = ["NystromFeatures", "NystromMap", "NystromMapMixin", "nystrom_from_basis", "nystrom_map",
            "nystrom_map_bytes"]
@@ -315,6 +323,10 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
     n_features_in_ : int
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = ClassSpec(
+        {**FEATURES, **kernel_basis(), **whitening(), "n_components_": Count("r", minimum=1)},
+        relations=(triangular_is_square,))
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         **BASIS_CONSTRAINTS,

@@ -14,6 +14,7 @@ from ..base import (
 )
 from ..kernels._functions import working_dtype
 from ..utils._progress import fit_step
+from ..utils.fitted_spec import FEATURES, ClassSpec, kernel_basis
 
 __all__ = ["KernelBlocks", "ReducedFeatures", "reduced_design"]
 
@@ -84,6 +85,8 @@ class ReducedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelE
     n_features_in_ : int
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = ClassSpec({**FEATURES, **kernel_basis()})
     _parameter_constraints = {**KERNEL_CONSTRAINTS, **BASIS_CONSTRAINTS}
 
     def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, n_basis="auto",

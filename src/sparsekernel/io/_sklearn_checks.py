@@ -24,7 +24,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ._spec import INFO, Count, Floats, Labels, Names, Nullable, Real, _bind, _brief, _fail
+from ..utils.fitted_spec import (
+    INFO,
+    Count,
+    Floats,
+    Labels,
+    Names,
+    Nullable,
+    Real,
+    bind,
+    brief,
+    fail,
+)
 
 __all__ = ["Spec", "check_object", "checks", "derived_attributes"]
 
@@ -38,7 +49,7 @@ _MAX_POLY_OUTPUT = 2**24
 _SVC_KERNELS = ("linear", "poly", "rbf", "sigmoid")
 
 
-# --- attribute kinds (the protocol of ``_spec``: ``check(value, symbols)``) --------------
+# --- attribute kinds (the protocol of ``utils.fitted_spec``: ``check(value, symbols)``) ---
 
 @dataclass(frozen=True)
 class Ints:
@@ -52,15 +63,15 @@ class Ints:
 
     def check(self, value, symbols):
         if not (type(value) is np.ndarray and value.dtype.kind in "iu"):
-            _fail(f"must be an integer array, got {_brief(value)}")
+            fail(f"must be an integer array, got {brief(value)}")
         if self.dtype and value.dtype != np.dtype(self.dtype):
-            _fail(f"must have dtype {self.dtype}, got {value.dtype}")
-        _bind(symbols, self.shape, value.shape)
+            fail(f"must have dtype {self.dtype}, got {value.dtype}")
+        bind(symbols, self.shape, value.shape)
         high = symbols.get(self.high, self.high) if isinstance(self.high, str) else self.high
         if value.size and self.low is not None and value.min() < self.low:
-            _fail(f"holds {value.min()}, expected values >= {self.low}")
+            fail(f"holds {value.min()}, expected values >= {self.low}")
         if value.size and high is not None and value.max() >= high:
-            _fail(f"holds {value.max()}, expected values below {high}")
+            fail(f"holds {value.max()}, expected values below {high}")
 
 
 @dataclass(frozen=True)
@@ -69,7 +80,7 @@ class Flag:
 
     def check(self, value, symbols):
         if not isinstance(value, bool | np.bool_):
-            _fail(f"must be a bool, got {_brief(value)}")
+            fail(f"must be a bool, got {brief(value)}")
 
 
 @dataclass(frozen=True)
@@ -80,7 +91,7 @@ class OneOf:
 
     def check(self, value, symbols):
         if not any(type(value) is type(v) and value == v for v in self.values):
-            _fail(f"must be one of {list(self.values)}, got {_brief(value)}")
+            fail(f"must be one of {list(self.values)}, got {brief(value)}")
 
 
 @dataclass(frozen=True)
@@ -92,8 +103,8 @@ class InstanceOf:
     def check(self, value, symbols):
         name = f"{type(value).__module__}.{type(value).__qualname__}"
         if name not in self.names:
-            _fail(f"must be a {' or '.join(n.rsplit('.', 1)[1] for n in self.names)}, got "
-                  f"{_brief(value)}")
+            fail(f"must be a {' or '.join(n.rsplit('.', 1)[1] for n in self.names)}, got "
+                  f"{brief(value)}")
 
 
 @dataclass(frozen=True)
@@ -113,7 +124,7 @@ class AnyOf:
                 continue
             symbols.update(trial)
             return
-        _fail(" or ".join(problems))
+        fail(" or ".join(problems))
 
 
 @dataclass(frozen=True)
@@ -125,7 +136,7 @@ class Uniques:
 
     def check(self, value, symbols):
         if not (type(value) is np.ndarray and value.ndim == 1 and len(value)):
-            _fail(f"must be a non-empty 1-D array, got {_brief(value)}")
+            fail(f"must be a non-empty 1-D array, got {brief(value)}")
         _check_sorted_unique(value, self.nan_last)
 
 
@@ -138,22 +149,22 @@ def _check_sorted_unique(value, nan_last=False):
         if not (all(type(v) is str for v in items) or all(
                 isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_)
                 and np.isfinite(v) for v in items)):
-            _fail("must hold only str, or only finite numbers, when of dtype object")
+            fail("must hold only str, or only finite numbers, when of dtype object")
         if any(a >= b for a, b in zip(items, items[1:], strict=False)):
-            _fail("must be sorted and unique")
+            fail("must be sorted and unique")
         return
     if kind not in "biufU":
-        _fail(f"must be of a bool, int, float or str dtype, got {value.dtype}")
+        fail(f"must be of a bool, int, float or str dtype, got {value.dtype}")
     if kind == "f":
         finite = np.isfinite(value)
         n_nan = int(np.isnan(value).sum())
         if not (finite.all() or (nan_last and n_nan == 1 and np.isnan(value[-1])
                                  and finite[:-1].all())):
-            _fail("holds NaN or infinite values" + (
+            fail("holds NaN or infinite values" + (
                 " (NaN is allowed only as the last category)" if nan_last else ""))
         value = value[finite]
     if len(value) > 1 and not np.all(value[1:] > value[:-1]):
-        _fail("must be sorted and unique")
+        fail("must be sorted and unique")
 
 
 def _is_nan(value):
@@ -197,7 +208,7 @@ def _spec(fitted, optional=(), **kwargs):
 
 def _need(condition, attribute, message):
     if not condition:
-        _fail(f"{attribute!r} {message}")
+        fail(f"{attribute!r} {message}")
 
 
 def _same_labels(a, b):
@@ -286,7 +297,7 @@ def _imputer(model, symbols):
     for name in ("_fit_dtype", "_fill_dtype"):
         value = getattr(model, name, np.dtype(float))
         _need(isinstance(value, np.dtype) and value.kind in "biuf", name,
-              f"must be a numeric dtype, got {_brief(value)}")
+              f"must be a numeric dtype, got {brief(value)}")
 
 
 def _identity_function(model):
@@ -303,12 +314,12 @@ def _identity_function(model):
 def _categories(model, symbols):
     cats = model.categories_
     _need(isinstance(cats, list) and len(cats) == symbols["d"], "categories_",
-          f"must be a list of {symbols['d']} arrays, got {_brief(cats)}")
+          f"must be a list of {symbols['d']} arrays, got {brief(cats)}")
     for j, c in enumerate(cats):
         try:
             Uniques(nan_last=True).check(c, {})
         except ValueError as exc:
-            _fail(f"'categories_' [{j}] {exc}")
+            fail(f"'categories_' [{j}] {exc}")
 
 
 def _encoder_dtype(model):
@@ -316,7 +327,7 @@ def _encoder_dtype(model):
     ok = isinstance(value, str | np.dtype) or (isinstance(value, type) and issubclass(
         value, np.generic | float | int))
     _need(ok and np.dtype(value).kind in "biuf" and np.dtype(value).subdtype is None, "dtype",
-          f"must be a numeric dtype, got {_brief(value)}")
+          f"must be a numeric dtype, got {brief(value)}")
 
 
 def _infrequent(model, symbols, missing):
@@ -458,13 +469,13 @@ def _sgd_average(model, symbols):
 def _svc_params(model):
     _need(isinstance(model.kernel, str) and model.kernel in _SVC_KERNELS, "kernel",
           f"must be one of {list(_SVC_KERNELS)} (a callable or precomputed kernel cannot be "
-          f"stored), got {_brief(model.kernel)}")
+          f"stored), got {brief(model.kernel)}")
 
 
 def _dense64(value, attribute, shape):
     _need(type(value) is np.ndarray and value.dtype == np.float64 and value.shape == shape
           and value.flags.c_contiguous, attribute,
-          f"must be a C-contiguous float64 array of shape {shape}, got {_brief(value)}")
+          f"must be a C-contiguous float64 array of shape {shape}, got {brief(value)}")
     _need(np.isfinite(value).all(), attribute, "holds NaN or infinite values")
 
 
@@ -493,7 +504,7 @@ def _svc_vectors(model, symbols):
           and vectors.shape == (n_sv, d) and vectors.indices.dtype == np.int32
           and vectors.indptr.dtype == np.int32, "support_vectors_",
           f"must be a float64 CSR matrix of shape ({n_sv}, {d}) with int32 indices, got "
-          f"{_brief(vectors)}")
+          f"{brief(vectors)}")
     rows = np.repeat(np.arange(n_sv), np.diff(vectors.indptr))
     same_row = rows[1:] == rows[:-1]
     _need(np.all(vectors.indices[1:][same_row] > vectors.indices[:-1][same_row]),
@@ -502,7 +513,7 @@ def _svc_vectors(model, symbols):
           and dual.dtype == np.float64 and dual.data.shape == ((k - 1) * n_sv,)
           and np.array_equal(dual.indices, np.tile(np.arange(n_sv), k - 1)),
           "_dual_coef_", f"must be a dense-patterned float64 CSR matrix of shape "
-          f"({k - 1}, {n_sv}), got {_brief(dual)}")
+          f"({k - 1}, {n_sv}), got {brief(dual)}")
 
 
 def _svc_public(model, symbols):
@@ -522,7 +533,7 @@ def _svc_public(model, symbols):
     _need(model.fit_status_ in (0, 1), "fit_status_", "must be 0 or 1")
     gamma = model._gamma
     _need(_scalar(gamma) and np.isfinite(gamma) and gamma >= 0, "_gamma",
-          f"must be a finite number >= 0, got {_brief(gamma)}")
+          f"must be a finite number >= 0, got {brief(gamma)}")
     _need(not _scalar(model.gamma) or gamma == model.gamma, "_gamma",
           f"must equal gamma={model.gamma!r}")
 
@@ -843,8 +854,8 @@ class _Rows:
 
     def check(self, value, symbols):
         if not (type(value) is np.ndarray or sp.issparse(value)) or value.ndim != 2:
-            _fail(f"must be a 2-D array or CSR matrix, got {_brief(value)}")
-        _bind(symbols, (self.symbol,), value.shape[:1])
+            fail(f"must be a 2-D array or CSR matrix, got {brief(value)}")
+        bind(symbols, (self.symbol,), value.shape[:1])
 
 
 @dataclass(frozen=True)
@@ -854,7 +865,7 @@ class _Shape:
     def check(self, value, symbols):
         if not (isinstance(value, tuple) and len(value) == 2
                 and all(_is_index(v) for v in value)):
-            _fail(f"must be a tuple of two non-negative ints, got {_brief(value)}")
+            fail(f"must be a tuple of two non-negative ints, got {brief(value)}")
 
 
 @dataclass(frozen=True)
@@ -866,8 +877,8 @@ class _ObjectVector:
 
     def check(self, value, symbols):
         if not (type(value) is np.ndarray and value.dtype == object and value.ndim == 1):
-            _fail(f"must be a 1-D object array, got {_brief(value)}")
-        _bind(symbols, (self.symbol,), value.shape)
+            fail(f"must be a 1-D object array, got {brief(value)}")
+        bind(symbols, (self.symbol,), value.shape)
 
 
 @dataclass(frozen=True)
@@ -879,10 +890,10 @@ class _NanFloats:
 
     def check(self, value, symbols):
         if not (type(value) is np.ndarray and value.dtype.kind == "f" and value.ndim == 1):
-            _fail(f"must be a 1-D float array, got {_brief(value)}")
-        _bind(symbols, (self.symbol,), value.shape)
+            fail(f"must be a 1-D float array, got {brief(value)}")
+        bind(symbols, (self.symbol,), value.shape)
         if np.isinf(value).any():
-            _fail("holds infinite values")
+            fail("holds infinite values")
 
 
 @functools.cache
@@ -916,13 +927,13 @@ def check_object(obj, loading):
         return
     missing = [n for n in spec.fitted if n not in state and n not in spec.optional]
     if missing:
-        _fail(f"is partly fitted: it lacks {missing}")
+        fail(f"is partly fitted: it lacks {missing}")
     symbols = {}
     for name in fitted:
         try:
             spec.fitted[name].check(state[name], symbols)
         except ValueError as exc:
-            _fail(f"{name!r} {exc}")
+            fail(f"{name!r} {exc}")
     for relation in spec.relations:
         relation(obj, symbols)
     if loading and spec.rebuild is not None:
@@ -950,25 +961,25 @@ def _check_names(obj, spec, state, params):
     known = params | set(init) | set(spec.fitted) | spec.derived | {_OUTPUT_CONFIG}
     unknown = [k for k in state if k not in known]
     if unknown:
-        _fail(f"has the attribute {str(unknown[0])[:60]!r}, which a fitted "
+        fail(f"has the attribute {str(unknown[0])[:60]!r}, which a fitted "
               f"{type(obj).__name__} does not hold (written by another scikit-learn version?)")
     for name, default in init.items():
         if name not in state:
-            _fail(f"lacks {name!r}, which {type(obj).__name__}() sets")
+            fail(f"lacks {name!r}, which {type(obj).__name__}() sets")
         value = state[name]
         if not (type(value) is type(default) and value == default):
-            _fail(f"has {name}={_brief(value)}, but {type(obj).__name__}() sets {default!r}")
+            fail(f"has {name}={brief(value)}, but {type(obj).__name__}() sets {default!r}")
 
 
 def _check_params(obj, spec, state, params):
     absent = sorted(params - set(state))
     if absent:
-        _fail(f"lacks the parameter(s) {absent}")
+        fail(f"lacks the parameter(s) {absent}")
     config = state.get(_OUTPUT_CONFIG, {})
     if not (isinstance(config, dict) and all(
             k in ("transform", "fit_transform") and v in ("default", "pandas", "polars")
             for k, v in config.items())):
-        _fail(f"has {_OUTPUT_CONFIG}={_brief(config)}, not a set_output configuration")
+        fail(f"has {_OUTPUT_CONFIG}={brief(config)}, not a set_output configuration")
     if getattr(type(obj), "_parameter_constraints", None) is not None:
         obj._validate_params()
     if spec.params is not None:

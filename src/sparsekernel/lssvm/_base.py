@@ -60,6 +60,18 @@ from ..solvers import (
     spd_cholesky,
 )
 from ..utils import MemoryPlan, constraints, fit_step, parse_memory_budget
+from ..utils.fitted_spec import (
+    CLASSES,
+    FEATURES,
+    INFO,
+    OVR,
+    SINGLE,
+    Basis,
+    ClassSpec,
+    Gamma,
+    Indices,
+    Nullable,
+)
 
 __all__ = ["ATTRIBUTES", "BaseLSSVM", "KERNEL_PARAMS", "LSSVC", "LSSVM_CONSTRAINTS", "LSSVR",
            "fit_data", "fitted"]
@@ -105,6 +117,17 @@ _STREAM_ATTRIBUTES = """    n_rows_seen_ : int
         Rows summed so far: those of ``fit`` and of every ``partial_fit`` since (set by
         ``partial_fit`` only).
 """
+
+
+def lssvm_spec(classifier, extra=None):
+    """The fitted attributes of an (exact, reduced or pruned) LS-SVM."""
+    head = {**FEATURES, **(CLASSES if classifier else {}), "gamma_": Gamma()}
+    # n_rows_seen_ after partial_fit; the stream's moments are not saved, so a loaded model
+    # refuses a further partial_fit instead of restarting from one chunk.
+    return ClassSpec({**head, "basis_": Basis(), "basis_indices_": Nullable(Indices(("m",))),
+                      **(OVR if classifier else SINGLE), "objective_": INFO,
+                      "n_rows_seen_": INFO, **(extra or {})},
+                     optional=frozenset({"feature_names_in_", "n_rows_seen_"}))
 
 
 class _FeatureBlocks:
@@ -351,6 +374,9 @@ class LSSVR(SingleTargetRegressorMixin, BaseLSSVM):
     {verbose}
 """ + ATTRIBUTES + _STREAM_ATTRIBUTES
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = lssvm_spec(False)
+
     def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, n_basis="auto",
                  basis="random", memory_budget=None, random_state=None, verbose=0):
         self.kernel = kernel
@@ -425,6 +451,8 @@ class LSSVC(OneVsRestClassifierMixin, BaseLSSVM):
     (300, 40)
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = lssvm_spec(True)
     _parameter_constraints = {**BaseLSSVM._parameter_constraints,
                               **constraints("class_weight")}
 

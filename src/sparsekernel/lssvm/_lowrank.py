@@ -21,6 +21,7 @@ from ..base import (
 )
 from ..basis import resolve_n_basis
 from ..utils import Interval, Options, column_mean_std, constraints
+from ..utils.fitted_spec import CLASSES, FEATURES, INFO, OVR, SINGLE, Basis, ClassSpec, Floats
 from ._base import fit_data, fitted
 from ._learnable import BASIS_FUNCTIONS, basis_values
 from ._lowrank_fit import CRITERIA, fit_learnable_bases
@@ -93,6 +94,13 @@ _ATTRIBUTES = """
         M (property).
     n_features_in_ : int
 """
+
+
+def _low_rank_lssvm_spec(classifier):
+    return ClassSpec({**FEATURES, **(CLASSES if classifier else {}),
+                      "basis_": Basis(csr=False), "shapes_": Floats(("m", "d"), positive=True),
+                      **(OVR if classifier else SINGLE), "objective_": INFO, "n_iter_": INFO,
+                      "best_iter_": INFO, "history_": INFO, "n_reseeded_": INFO})
 
 
 class _LowRankBase(KernelExpansionMixin, SparseKernelEstimator):
@@ -168,6 +176,9 @@ class LowRankLSSVR(SingleTargetRegressorMixin, _LowRankBase):
     {verbose}
 """ + _ATTRIBUTES
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = _low_rank_lssvm_spec(False)
+
     def __init__(self, *, n_basis=5, basis_function="robust_rbf", criterion="square", C=1.0,
                  learning_rate=0.05, max_iter=100, n_init=1, shape_init="auto",
                  basis="kmedoids", random_state=None, verbose=0):
@@ -202,6 +213,8 @@ class LowRankLSSVC(OneVsRestClassifierMixin, _LowRankBase):
     (4, 2)
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = _low_rank_lssvm_spec(True)
     _parameter_constraints = {**_LowRankBase._parameter_constraints,
                               **constraints("class_weight")}
 

@@ -36,6 +36,7 @@ from ..kernels import resolve_gamma
 from ..solvers import IncrementalLSSVM
 from ..utils import Interval, MemoryPlan, log_line, parse_memory_budget
 from ..utils._threads import blas_threads
+from ..utils.fitted_spec import FEATURES, INFO, SINGLE, Basis, ClassSpec, Count, Floats, Gamma
 from ._base import KERNEL_PARAMS, LSSVM_CONSTRAINTS
 
 __all__ = ["OnlineLSSVR"]
@@ -98,6 +99,11 @@ class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernel
     from ``basis_``, ``support_targets_`` and ``support_weights_``.
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = ClassSpec(
+        {**FEATURES, "gamma_": Gamma(), "n_samples_seen_": Count(), **SINGLE,
+         "objective_": INFO, "basis_": Basis(csr=False),
+         "support_targets_": Floats(("m",)), "support_weights_": Floats(("m",))})
     _parameter_constraints = {
         **LSSVM_CONSTRAINTS,
         "n_basis": [Interval("int", 1, None, closed="left")],

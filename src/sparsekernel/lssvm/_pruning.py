@@ -26,7 +26,16 @@ from ..base import (
 from ..kernels import resolve_gamma
 from ..solvers import LSSVMPath
 from ..utils import Interval, constraints, fit_step, log_line
-from ._base import ATTRIBUTES, KERNEL_PARAMS, LSSVM_CONSTRAINTS, BaseLSSVM, fit_data, fitted
+from ..utils.fitted_spec import INFO
+from ._base import (
+    ATTRIBUTES,
+    KERNEL_PARAMS,
+    LSSVM_CONSTRAINTS,
+    BaseLSSVM,
+    fit_data,
+    fitted,
+    lssvm_spec,
+)
 
 __all__ = ["PrunedLSSVC", "PrunedLSSVR"]
 
@@ -176,6 +185,9 @@ class PrunedLSSVR(SingleTargetRegressorMixin, _PrunedLSSVM):
     {verbose}
 """ + ATTRIBUTES + _PATH_AND_NOTES
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = lssvm_spec(False, {"pruning_path_": INFO})
+
     def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  prune_fraction=0.05, prune_tol=0.05, validation_fraction=0.2, min_support=2,
                  memory_budget=None, random_state=None, verbose=0):
@@ -205,6 +217,8 @@ class PrunedLSSVC(OneVsRestClassifierMixin, _PrunedLSSVM):
         Class labels.
 """ + _PATH_AND_NOTES
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = lssvm_spec(True, {"pruning_path_": INFO})
     _parameter_constraints = {**_PrunedLSSVM._parameter_constraints,
                               **constraints("class_weight")}
 

@@ -39,6 +39,7 @@ from ..utils import (
     seed_from,
     validate_params,
 )
+from ..utils.fitted_spec import CLASSES, FEATURES, INFO, OVR, ClassSpec, kernel_basis
 from ._basis_svm import BasisSVM
 
 __all__ = ["ExpansionClassifier", "LearnedBasis", "LearnedBasisClassifier",
@@ -88,6 +89,12 @@ def rbf_kernel(kernel, X, owner):
         raise ValueError(f"{owner} learns Z for the 'rbf' kernel with one scalar gamma (the "
                          f"gradient is RBF-specific); got {kernel!r}.")
     return kernel
+
+
+def sparse_margin_spec():
+    """The fitted attributes of a classifier on learned expansion vectors."""
+    return ClassSpec({**FEATURES, **CLASSES, **kernel_basis(csr=False), **OVR,
+                      "objective_": INFO, "objective_init_": INFO, "n_iter_": INFO})
 
 
 class ExpansionClassifier(OneVsRestClassifierMixin, KernelExpansionMixin,

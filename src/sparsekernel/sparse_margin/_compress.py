@@ -22,6 +22,7 @@ from ..utils import (
     plain,
     seed_from,
 )
+from ..utils.fitted_spec import CLASSES, FEATURES, INFO, OVR, ClassSpec, kernel_basis
 from ._base import LOSSES, SPARSE_MARGIN_CONSTRAINTS, ExpansionClassifier
 from ._basis_svm import BasisSVM
 from ._reduced_set import kernel_expansion, reduced_set_rbf
@@ -94,6 +95,10 @@ class ReducedSetSVC(ExpansionClassifier):
     compress_svc : the same as a function of a fitted SVC.
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = ClassSpec(
+        {**FEATURES, **CLASSES, **kernel_basis(csr=False), **OVR,
+         "n_source_support_": INFO, "n_iter_": INFO})
     _parameter_constraints = {
         **constraints("max_iter", "tol", "memory_budget", "random_state", "verbose"),
         "svc": [None, BaseEstimator],

@@ -9,7 +9,12 @@ from .._docs import fill_doc
 from ..solvers import NonFiniteError
 from ..solvers._spd import spd_cholesky
 from ..utils import Interval, check_sample_weight
-from ._base import SPARSE_MARGIN_CONSTRAINTS, LearnedBasis, LearnedBasisClassifier
+from ._base import (
+    SPARSE_MARGIN_CONSTRAINTS,
+    LearnedBasis,
+    LearnedBasisClassifier,
+    sparse_margin_spec,
+)
 from ._basis_svm import JITTER, rbf_basis_gradient
 
 __all__ = ["FisherBasis", "FisherBasisObjective", "SparseFisherDiscriminant"]
@@ -188,6 +193,8 @@ class SparseFisherDiscriminant(LearnedBasisClassifier):
     n_features_in_ : int
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = sparse_margin_spec()
     _parameter_constraints = {**SPARSE_MARGIN_CONSTRAINTS, "ridge": RIDGE}
 
     def __init__(self, *, kernel="rbf", gamma="scale", C=1.0, ridge=1e-3, n_basis=10,

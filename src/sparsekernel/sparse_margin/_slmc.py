@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from .._docs import fill_doc
 from ..svm import LowRankSVC
-from ._base import LOSSES, SPARSE_MARGIN_CONSTRAINTS, LearnedBasis, LearnedBasisClassifier
+from ._base import (
+    LOSSES,
+    SPARSE_MARGIN_CONSTRAINTS,
+    LearnedBasis,
+    LearnedBasisClassifier,
+    sparse_margin_spec,
+)
 from ._basis_svm import BasisSVM
 
 __all__ = ["SparseMarginBasis", "SparseMarginClassifier", "modified_rsvm"]
@@ -121,6 +127,8 @@ class SparseMarginClassifier(LearnedBasisClassifier):
     True
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = sparse_margin_spec()
     _parameter_constraints = SPARSE_MARGIN_CONSTRAINTS
 
     def __init__(self, *, kernel="rbf", gamma="scale", C=1.0, n_basis=10, basis="random",

@@ -6,6 +6,7 @@ from .._docs import fill_doc
 from ..base import OneVsRestClassifierMixin, SingleTargetRegressorMixin
 from ..solvers import SquaredSmoothEpsilonInsensitive, SquaredSmoothHinge
 from ..utils import constraints
+from ..utils.fitted_spec import CLASSES, FEATURES, INFO, OVR, SINGLE, ClassSpec, kernel_basis
 from ._base import SVM_CONSTRAINTS, BaseSmoothSVM
 
 __all__ = ["ReducedSVC", "ReducedSVR", "SmoothSVC", "SmoothSVR"]
@@ -25,6 +26,12 @@ _FIT_DOC = """Fit the model.
         -------
         self
         """
+
+
+def _smooth_svm_spec(classifier):
+    return ClassSpec({**FEATURES, **(CLASSES if classifier else {}),
+                      **kernel_basis(linear=True), **(OVR if classifier else SINGLE),
+                      "n_iter_": INFO, "objective_": INFO})
 
 
 class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
@@ -94,6 +101,8 @@ class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
     True
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = _smooth_svm_spec(True)
     _parameter_constraints = {**SVM_CONSTRAINTS, **constraints("class_weight")}
 
     def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
@@ -176,6 +185,8 @@ class ReducedSVR(SingleTargetRegressorMixin, BaseSmoothSVM):
     n_features_in_ : int
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = _smooth_svm_spec(False)
     _parameter_constraints = {**SVM_CONSTRAINTS, **constraints("epsilon")}
 
     def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, epsilon=0.1,
@@ -228,6 +239,9 @@ class SmoothSVC(ReducedSVC):
     (m = n_features) and scales to large n. Any other ``n_basis`` makes it the reduced SVM.
 """, ReducedSVC)
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = _smooth_svm_spec(True)
+
     def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0,
                  n_basis=None, basis="random", smoothing=float("inf"), memory_budget=None,
                  tol=1e-3, max_iter=100, class_weight=None, random_state=None, verbose=0):
@@ -245,6 +259,9 @@ class SmoothSVR(ReducedSVR):
     :class:`ReducedSVR` with ``n_basis=None`` by default (Z = X, the full-kernel
     epsilon-SSVR; ``basis`` must then stay 'random'); ``kernel='linear'`` works in the primal.
 """, ReducedSVR)
+
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = _smooth_svm_spec(False)
 
     def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, C=1.0, epsilon=0.1,
                  n_basis=None, basis="random", smoothing=float("inf"), memory_budget=None,

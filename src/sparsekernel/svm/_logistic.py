@@ -35,6 +35,16 @@ from ..features._nystrom import NystromMapMixin
 from ..solvers.logistic import logistic_newton, logistic_newton_bytes
 from ..utils import Interval, Options, SolverProgress, constraints
 from ..utils._threads import max_threads
+from ..utils.fitted_spec import (
+    CLASSES,
+    FEATURES,
+    INFO,
+    ClassSpec,
+    Floats,
+    kernel_basis,
+    triangular_is_square,
+    whitening,
+)
 
 __all__ = ["KernelLogisticRegression"]
 
@@ -107,6 +117,12 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
     [1.0, 1.0]
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = ClassSpec(
+        {**FEATURES, **CLASSES, **kernel_basis(), **whitening(),
+         "coef_": Floats(("p", "r")), "intercept_": Floats(("p",)), "n_iter_": INFO,
+         "objective_": INFO},
+        relations=(triangular_is_square,))
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         **BASIS_CONSTRAINTS,

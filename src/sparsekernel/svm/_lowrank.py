@@ -49,6 +49,16 @@ from ..utils import (
     repeated_rows,
     seed_from,
 )
+from ..utils.fitted_spec import (
+    CLASSES,
+    FEATURES,
+    INFO,
+    ClassSpec,
+    Floats,
+    kernel_basis,
+    triangular_is_square,
+    whitening,
+)
 from ._base import kernel_newton, solve_squared_hinge
 from ._memory import MIN_CHUNK, Budget, lowrank_plan
 
@@ -176,6 +186,13 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     n_features_in_ : int
     """
 
+    #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
+    _fitted_spec = ClassSpec(
+        {**FEATURES, **CLASSES, **kernel_basis(), **whitening(identity=True),
+         "coef_": Floats(("p", "r")), "intercept_": Floats(("p",)), "n_iter_": INFO,
+         "n_rows_seen_": INFO},
+        optional=frozenset({"feature_names_in_", "n_rows_seen_"}),
+        relations=(triangular_is_square,))
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         **BASIS_CONSTRAINTS,
