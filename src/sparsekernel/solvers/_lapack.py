@@ -22,7 +22,8 @@ size        NumPy            SciPy wrapper    this module
 Only on one BLAS thread: with two, SciPy's OpenBLAS threads called right after NumPy's
 (a ``syrk`` then the factorization) spin against each other (1,800 square: 105 ms against
 NumPy's 38 ms), so :func:`~sparsekernel.solvers._spd.spd_cholesky` keeps NumPy's there.
-When the export is missing (another SciPy build), the GIL-holding wrapper is used.
+When the export is missing, or its C signature is not the one these calls assume (an ILP64
+build's 64-bit integers: :func:`signature_matches`), the GIL-holding wrapper is used.
 
 From ``TILED_MIN`` rows the factorization runs by tiles (:func:`_tiled_potrf`): LAPACK's
 ``potrf`` on each diagonal tile, then the panel's ``trsm`` and the trailing ``syrk`` /
@@ -46,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["potrf_lower", "syrk_lower"]
+__all__ = ["potrf_lower", "signature_matches", "syrk_lower"]
 
 _FUNCTIONS = {}
 #: Size from which :func:`potrf_lower` factors by tiles of ``_TILE`` rows (module docstring).
@@ -77,7 +78,8 @@ def _load(name):
             ("PyCapsule_GetName", ctypes.pythonapi))
         get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
             ("PyCapsule_GetPointer", ctypes.pythonapi))
-        address = get_pointer(capsule, get_name(capsule))
+        signature = get_name(capsule)
+        address = get_pointer(capsule, signature)
     except (ImportError, AttributeError, KeyError, ValueError):  # pragma: no cover
         return None
     if not address:  # pragma: no cover
@@ -97,7 +99,36 @@ def _load(name):
         arguments = (ctypes.c_char_p, int_p, int_p, array, array, array, int_p)
     else:  # potrf: (uplo, n, a, lda, info)
         arguments = (ctypes.c_char_p, int_p, array, int_p, int_p)
+    if not signature_matches(signature, arguments):  # e.g. an ILP64 build: not our prototype
+        return None
     return ctypes.CFUNCTYPE(None, *arguments)(address)
+
+
+def signature_matches(signature, arguments):
+    """Whether the C signature SciPy states for an export (its capsule's name, e.g.
+    ``b"void (char *, int *, ..._d *, int *, int *)"``) takes exactly the arguments of the
+    ctypes prototype: ``char *`` for ``c_char_p``, ``int *`` (32-bit, LP64) for an integer
+    pointer, a pointer to SciPy's float type for an array. Anything else (a 64-bit integer
+    interface, another argument list) makes the caller fall back to SciPy's wrappers."""
+    import ctypes
+
+    text = signature.decode("ascii", "replace") if isinstance(signature, bytes) else ""
+    if not (text.startswith("void (") and text.endswith(")")):
+        return False
+    params = [p.strip() for p in text[len("void ("):-1].split(",")]
+    if len(params) != len(arguments):
+        return False
+    int_p = ctypes.POINTER(ctypes.c_int)
+    for param, kind in zip(params, arguments, strict=True):
+        if kind is ctypes.c_char_p:
+            ok = param == "char *"
+        elif kind is int_p:
+            ok = param == "int *" and ctypes.sizeof(ctypes.c_int) == 4
+        else:
+            ok = param.endswith(("_d *", "_s *"))
+        if not ok:
+            return False
+    return True
 
 
 def potrf_lower(M, overwrite=False):
