@@ -222,8 +222,10 @@ def test_probability_estimates(X, y, labels, tmp_path, capsys):
     status, _, err = _run(capsys, "train", "-b", "1", "-q", "--n-basis", "15", train,
                           model_file)
     assert status == 0, err
-    model = load(model_file)  # the model file holds the Platt parameters
-    assert model.probA_.shape == model.probB_.shape == (1 if len(labels) == 2 else 3,)
+    model = load(model_file)  # the calibrated model itself: one sigmoid per problem
+    assert isinstance(model, CalibratedClassifierCV) and not model.ensemble
+    (fitted,) = model.calibrated_classifiers_
+    assert len(fitted.calibrators) == (1 if len(labels) == 2 else 3)
 
     status, out, err = _run(capsys, "predict", "-b", "1", test, model_file, str(output))
     assert status == 0, err
@@ -252,7 +254,7 @@ def test_probability_is_platt_scaling_on_internal_cross_validation(clf_files, tm
 
 
 def test_probability_model_is_saved_and_predicts(clf_files, tmp_path, capsys):
-    # probA_ and probB_ are optional fitted attributes of every classifier in the model file.
+    # The model file holds the CalibratedClassifierCV (a composite), which predict reads.
     model_file = tmp_path / "m.skm"
     status, _, err = _run(capsys, "train", "-b", "1", "-q", "--n-basis", "15", clf_files[0],
                           str(model_file))

@@ -186,8 +186,7 @@ def test_registry_allows_every_exported_estimator(tmp_path):
 
 def test_every_estimator_states_its_fitted_attributes_beside_its_class():
     """Each exported estimator class defines ``_fitted_spec`` in its own body (as it does
-    ``_parameter_constraints``), so changing an estimator never means editing ``io/``; a
-    classifier's spec gains the optional Platt parameters the command line stores."""
+    ``_parameter_constraints``), so changing an estimator never means editing ``io/``."""
     from sparsekernel.basis import BasisSelector
     from sparsekernel.io._spec import spec_of
     from sparsekernel.utils.fitted_spec import ClassSpec
@@ -198,10 +197,7 @@ def test_every_estimator_states_its_fitted_attributes_beside_its_class():
     assert len(estimators) >= 22
     for cls in estimators:
         assert isinstance(cls.__dict__.get("_fitted_spec"), ClassSpec), cls.__name__
-        spec = spec_of(cls)
-        classifier = "classes_" in cls._fitted_spec.attributes and not getattr(
-            cls._fitted_spec.attributes["classes_"], "nullable", False)
-        assert ({"probA_", "probB_"} <= set(spec.attributes)) == classifier, cls.__name__
+        assert spec_of(cls) is cls._fitted_spec
 
 
 def test_save_rejects_unsupported_param(tmp_path):

@@ -16,7 +16,7 @@ from ._crossval import score_lines
 from ._estimators import add_quiet_option
 from ._files import memory_budget, output_file, print_out, read_data
 from ._options import UsageError
-from ._probability import predict_proba
+from ._probability import inner_model, predict_proba
 
 __all__ = ["add_parser", "format_value"]
 
@@ -144,7 +144,7 @@ def _predict(args, model, X):
     predictions = model.predict(X)
     if not args.decision_values:
         return predictions, None
-    scores = np.asarray(model.decision_function(X)).reshape(X.shape[0], -1)
+    scores = np.asarray(inner_model(model).decision_function(X)).reshape(X.shape[0], -1)
     # A binary model has one score, that of classes_[1] (positive: that label).
     return predictions, (model.classes_[-scores.shape[1]:], scores, format_value)
 

@@ -2,21 +2,18 @@
 
 LIBSVM fits the sigmoid P(y = 1 | f) = 1 / (1 + exp(A f + B)) on decision values that an
 internal 5-fold cross-validation predicts, and keeps the model trained on all rows. That is
-``CalibratedClassifierCV(model, cv=5, method='sigmoid', ensemble=False)``. sparsekernel's
-model files hold sparsekernel estimators only, so the calibrated model is saved as the
-estimator trained on all rows plus the sigmoid parameters as its fitted attributes
-``probA_`` and ``probB_`` (LIBSVM's names), one per one-vs-rest problem.
+``CalibratedClassifierCV(model, cv=5, method='sigmoid', ensemble=False)``, which the model
+file stores as it is (a composite, as the library stores any calibrated model): its
+``predict_proba`` normalizes the one-vs-rest sigmoids as scikit-learn does.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from scipy.special import expit
 from sklearn.calibration import CalibratedClassifierCV
 
 from ._crossval import cv_splitter
 
-__all__ = ["fit_with_probability", "predict_proba"]
+__all__ = ["fit_with_probability", "inner_model", "predict_proba"]
 
 N_FOLDS = 5  # LIBSVM's internal cross-validation for -b 1
 
@@ -34,18 +31,25 @@ def fit_with_probability(model, X, y, seed):
     Returns
     -------
     classifier
-        ``model`` fitted on all rows; with ``probA_`` and ``probB_`` unless the estimator
-        has ``predict_proba`` of its own.
+        ``model`` fitted on all rows when it has ``predict_proba`` of its own, else the
+        fitted ``CalibratedClassifierCV`` around it (one sigmoid per one-vs-rest problem,
+        the model refitted on all rows).
     """
     if hasattr(model, "predict_proba"):
         return model.fit(X, y)
     calibrated = CalibratedClassifierCV(model, cv=cv_splitter(True, N_FOLDS, seed),
                                         method="sigmoid", ensemble=False).fit(X, y)
-    (fitted,) = calibrated.calibrated_classifiers_
-    estimator = fitted.estimator
-    estimator.probA_ = np.array([c.a_ for c in fitted.calibrators], dtype=np.float64)
-    estimator.probB_ = np.array([c.b_ for c in fitted.calibrators], dtype=np.float64)
-    return estimator
+    # A model file holds parameters as plain values, not splitter objects: the folds (and
+    # their seed) were a detail of this fit; a refit of the stored model uses 5 folds.
+    return calibrated.set_params(cv=N_FOLDS)
+
+
+def inner_model(model):
+    """The sparsekernel estimator of a ``-b 1`` model (the one trained on all rows), or
+    ``model`` itself."""
+    if isinstance(model, CalibratedClassifierCV) and hasattr(model, "calibrated_classifiers_"):
+        return model.calibrated_classifiers_[0].estimator
+    return model
 
 
 def predict_proba(model, X):
@@ -54,18 +58,9 @@ def predict_proba(model, X):
     Raises
     ------
     ValueError
-        The model has neither ``predict_proba`` nor Platt parameters (trained without -b 1).
+        The model has no ``predict_proba`` (trained without -b 1).
     """
-    if hasattr(model, "predict_proba"):
-        return model.predict_proba(X)
-    if not hasattr(model, "probA_"):
+    if not hasattr(model, "predict_proba"):
         raise ValueError("the model does not support probability estimates: train it with "
                          "-b 1")
-    scores = np.asarray(model.decision_function(X), dtype=np.float64).reshape(X.shape[0], -1)
-    proba = expit(-(scores * model.probA_ + model.probB_))
-    if proba.shape[1] == 1:  # binary: the sigmoid gives P(classes_[1])
-        return np.hstack([1.0 - proba, proba])
-    # One-vs-rest sigmoids normalized to sum to 1 (CalibratedClassifierCV's rule).
-    total = proba.sum(axis=1, keepdims=True)
-    uniform = np.full_like(proba, 1.0 / proba.shape[1])
-    return np.divide(proba, total, out=uniform, where=total > 0)
+    return model.predict_proba(X)

@@ -14,7 +14,7 @@ from ._crossval import cross_validation_lines
 from ._estimators import add_estimator_options, make_estimator
 from ._files import memory_budget, output_file, print_out, read_chunks, read_data
 from ._options import UsageError
-from ._probability import fit_with_probability
+from ._probability import fit_with_probability, inner_model
 
 __all__ = ["add_parser", "cv_seed", "default_model_file", "describe_size",
            "load_training_data"]
@@ -140,6 +140,7 @@ def describe_size(model):
     """How many basis functions the fitted model evaluates per prediction, and whether
     ``n_basis='auto'`` chose that number (said only when the estimator did not say so
     itself: at ``verbose >= 1`` it names the number on standard error as the fit starts)."""
+    model = inner_model(model)
     basis = getattr(model, "basis_", None)
     if basis is None:
         return f"linear in {model.n_features_in_} features (no basis functions)"

@@ -8,13 +8,12 @@ whatever a spec misses still cannot reach a caller.
 
 from __future__ import annotations
 
-import functools
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..utils.fitted_spec import FLOAT_DTYPES, ClassSpec, Floats, Labels
+from ..utils.fitted_spec import FLOAT_DTYPES
 
 __all__ = ["FittedStateError", "check_fitted_state", "probe", "spec_of"]
 
@@ -30,22 +29,10 @@ class FittedStateError(Exception):
         self.attribute = attribute
 
 
-@functools.cache
 def spec_of(cls):
-    """The :class:`~sparsekernel.utils.fitted_spec.ClassSpec` of ``cls`` (its own
-    ``_fitted_spec``; None for a class that declares none), a classifier's with the optional
-    Platt parameters ``probA_`` and ``probB_`` that ``sparsekernel train -b 1`` stores (one
-    per one-vs-rest problem), after its own attributes so that ``p`` is bound by
-    ``classes_`` first."""
-    spec = cls.__dict__.get("_fitted_spec") or getattr(cls, "_fitted_spec", None)
-    if spec is None:
-        return None
-    labels = spec.attributes.get("classes_")
-    if not isinstance(labels, Labels) or labels.nullable:
-        return spec
-    platt = {"probA_": Floats(("p",)), "probB_": Floats(("p",))}
-    return ClassSpec({**spec.attributes, **platt}, optional=spec.optional | set(platt),
-                     relations=spec.relations)
+    """The :class:`~sparsekernel.utils.fitted_spec.ClassSpec` of ``cls``: its
+    ``_fitted_spec``, None for a class that declares none."""
+    return getattr(cls, "_fitted_spec", None)
 
 
 # --- checks --------------------------------------------------------------------------------
