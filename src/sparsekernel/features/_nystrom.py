@@ -212,6 +212,16 @@ def _cholesky_map(kernel, Z, K, floor):
     return fmap
 
 
+def nystrom_map_spec(extra, head=None, identity=False, optional=()):
+    """The fitted attributes of a model on a fitted Nystrom map (:class:`NystromMapMixin`):
+    ``head`` (e.g. the classes) before the basis and the map, ``extra`` after them;
+    ``identity``: the map may be the identity (``normalization_`` None)."""
+    return ClassSpec({**FEATURES, **(head or {}), **kernel_basis(),
+                      **whitening(identity=identity), **extra},
+                     optional=frozenset({"feature_names_in_", *optional}),
+                     relations=(triangular_is_square,))
+
+
 class NystromMapMixin:
     """Estimator glue of a fitted :class:`NystromMap` (``rcond``, ``_fit_kernel_basis``)."""
 
@@ -324,9 +334,7 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
-    _fitted_spec = ClassSpec(
-        {**FEATURES, **kernel_basis(), **whitening(), "n_components_": Count("r", minimum=1)},
-        relations=(triangular_is_square,))
+    _fitted_spec = nystrom_map_spec({"n_components_": Count("r", minimum=1)})
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         **BASIS_CONSTRAINTS,

@@ -299,8 +299,9 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         with fit_step("solve"):
             eq = lssvm_normal_equations(_feature_rows(fmap, X), Y, self.C, sw)
             res = eq.solution()
-        # The same summary partial_fit keeps, so that a later partial_fit continues from it.
-        gram = eq.gram.copy()
+        # The same summary partial_fit keeps, so that a later partial_fit continues from it
+        # (the system is solved: its matrix becomes the summary's, without the ridge).
+        gram = eq.gram
         gram[np.diag_indices_from(gram)] -= 1.0 / self.C
         self._nystrom, self._rows_summed = fmap, X.shape[0]
         self._moments = _Moments(float(sw.sum()), eq.fbar, eq.ybar, gram, eq.rhs, eq.yy)

@@ -31,20 +31,11 @@ from ..base import (
     SparseKernelEstimator,
     report_result,
 )
-from ..features._nystrom import NystromMapMixin
+from ..features._nystrom import NystromMapMixin, nystrom_map_spec
 from ..solvers.logistic import logistic_newton, logistic_newton_bytes
 from ..utils import Interval, Options, SolverProgress, constraints
 from ..utils._threads import max_threads
-from ..utils.fitted_spec import (
-    CLASSES,
-    FEATURES,
-    INFO,
-    ClassSpec,
-    Floats,
-    kernel_basis,
-    triangular_is_square,
-    whitening,
-)
+from ..utils.fitted_spec import CLASSES, INFO, Floats
 
 __all__ = ["KernelLogisticRegression"]
 
@@ -118,11 +109,9 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
-    _fitted_spec = ClassSpec(
-        {**FEATURES, **CLASSES, **kernel_basis(), **whitening(),
-         "coef_": Floats(("p", "r")), "intercept_": Floats(("p",)), "n_iter_": INFO,
-         "objective_": INFO},
-        relations=(triangular_is_square,))
+    _fitted_spec = nystrom_map_spec(
+        {"coef_": Floats(("p", "r")), "intercept_": Floats(("p",)), "n_iter_": INFO,
+         "objective_": INFO}, head=CLASSES)
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         **BASIS_CONSTRAINTS,

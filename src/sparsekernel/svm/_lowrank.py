@@ -36,7 +36,7 @@ from ..base import (
     OneVsRestClassifierMixin,
     SparseKernelEstimator,
 )
-from ..features._nystrom import NystromMapMixin
+from ..features._nystrom import NystromMapMixin, nystrom_map_spec
 from ..solvers import SelectiveBlockMinimization, dual_cd, newton_kernel_bytes
 from ..utils import (
     Interval,
@@ -49,16 +49,7 @@ from ..utils import (
     repeated_rows,
     seed_from,
 )
-from ..utils.fitted_spec import (
-    CLASSES,
-    FEATURES,
-    INFO,
-    ClassSpec,
-    Floats,
-    kernel_basis,
-    triangular_is_square,
-    whitening,
-)
+from ..utils.fitted_spec import CLASSES, INFO, Floats
 from ._base import kernel_newton, solve_squared_hinge
 from ._memory import MIN_CHUNK, Budget, lowrank_plan
 
@@ -187,12 +178,9 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
-    _fitted_spec = ClassSpec(
-        {**FEATURES, **CLASSES, **kernel_basis(), **whitening(identity=True),
-         "coef_": Floats(("p", "r")), "intercept_": Floats(("p",)), "n_iter_": INFO,
-         "n_rows_seen_": INFO},
-        optional=frozenset({"feature_names_in_", "n_rows_seen_"}),
-        relations=(triangular_is_square,))
+    _fitted_spec = nystrom_map_spec(
+        {"coef_": Floats(("p", "r")), "intercept_": Floats(("p",)), "n_iter_": INFO,
+         "n_rows_seen_": INFO}, head=CLASSES, identity=True, optional=("n_rows_seen_",))
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         **BASIS_CONSTRAINTS,
