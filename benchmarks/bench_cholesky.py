@@ -1,17 +1,14 @@
 """Cholesky on one BLAS thread: NumPy's, SciPy's wrapper and SciPy's LAPACK without the GIL.
 
 The one-vs-rest solvers factor one system per class, the classes side by side on Python
-threads that each run one BLAS thread (``sparsekernel.utils._threads``). What matters is the
+threads that each run one BLAS thread (``sparsekernel.compute._threads``). What matters is the
 time of one factorization alone and of two side by side: a routine that holds the GIL runs
 two calls one after the other. Three routines on the same SPD matrices (``I + G^T G / p``):
 
 * ``numpy``: ``numpy.linalg.cholesky`` (releases the GIL; NumPy's own OpenBLAS build);
 * ``scipy``: ``scipy.linalg.lapack.dpotrf`` (SciPy's Python wrapper: holds the GIL);
-* ``sparsekernel``: ``solvers._lapack.potrf_lower`` (SciPy's LAPACK through its Cython
-  export, without the GIL) factoring the whole matrix in one ``potrf`` call;
-* ``sparsekernel tiles``: ``potrf_lower`` as ``spd_cholesky`` uses it on one BLAS thread:
-  from ``TILED_MIN`` rows by tiles, the tile columns on the planned threads (two here; side
-  by side, the two calls share them).
+* ``sparsekernel``: ``compute._lapack.potrf_lower`` (SciPy's LAPACK through its Cython
+  export, without the GIL) factoring the whole matrix in one ``potrf`` call.
 
 Each figure is the median over ``--repeats`` rounds of: one call alone, and two calls on two
 threads (time per call = wall time / 2). Also the sequence the solvers run on more BLAS
@@ -33,26 +30,13 @@ from scipy.linalg.lapack import dpotrf
 from threadpoolctl import threadpool_limits
 
 from _harness import load_note, write_results
-from sparsekernel.solvers import _lapack
-from sparsekernel.solvers._lapack import potrf_lower
-from sparsekernel.utils._threads import thread_plan
-
-
-def _tiles(A):
-    """potrf_lower inside a fit's thread plan: one BLAS thread, the tiles on the budget's
-    threads (a caller's one-thread BLAS limit would lower that budget to one)."""
-    with threadpool_limits(2), thread_plan():
-        return potrf_lower(A)
-
+from sparsekernel.compute._lapack import potrf_lower
 
 ROUTINES = {
     "numpy": np.linalg.cholesky,
     "scipy": lambda A: dpotrf(A, lower=1, clean=0),
     "sparsekernel": potrf_lower,
-    "sparsekernel tiles": _tiles,
 }
-#: The size from which each routine name's potrf_lower factors by tiles.
-TILED_FROM = {"sparsekernel": float("inf"), "sparsekernel tiles": _lapack.TILED_MIN}
 
 
 def _median_ms(fn, rounds):
@@ -66,7 +50,6 @@ def _median_ms(fn, rounds):
 
 def _row(name, size, A, rounds, pool):
     factor = ROUTINES[name]
-    _lapack.TILED_MIN = TILED_FROM.get(name, _lapack.TILED_MIN)
     alone = _median_ms(lambda: factor(A), rounds)
     pair = _median_ms(lambda: list(pool.map(factor, [A, A])), rounds) / 2
     return {"routine": name, "size": size, "alone_ms": alone, "side_by_side_ms": pair,
@@ -76,7 +59,6 @@ def _row(name, size, A, rounds, pool):
 def _after_syrk(name, size, G, rounds):
     """ms of the factorization right after a NumPy syrk, both on two BLAS threads."""
     factor, times = ROUTINES[name], []
-    _lapack.TILED_MIN = TILED_FROM.get(name, _lapack.TILED_MIN)
     with threadpool_limits(2):
         for _ in range(rounds):
             H = G.T @ G

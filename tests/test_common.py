@@ -389,7 +389,7 @@ def _package_calls(fit, stop_at=None):
 
     Generator frames are not counted: they are also resumed to be closed when collected,
     where an exception is ignored, not raised. Nor is the thread plan's own bookkeeping
-    (``utils/_threads.py``): a Ctrl-C there would leave the process's BLAS thread limit behind.
+    (``compute/_threads.py``): a Ctrl-C there would leave the process's BLAS thread limit behind.
     """
     root = os.path.dirname(sparsekernel.__file__) + os.sep
     skip = os.path.join(root, "utils", "_threads.py")

@@ -7,14 +7,14 @@ import pytest
 from sklearn.datasets import make_classification
 
 from sparsekernel import SparseFisherDiscriminant
+from sparsekernel.compute import spd_cholesky
+from sparsekernel.compute._lapack import potrf_lower as potrf
 from sparsekernel.solvers import (
     NonFiniteError,
     SquaredSmoothHinge,
     logistic_newton,
     newton_armijo,
-    spd_cholesky,
 )
-from sparsekernel.solvers._lapack import potrf_lower as potrf
 
 
 @pytest.fixture(scope="module")
@@ -104,8 +104,8 @@ def test_learnable_bases_standardize_features_of_any_scale(scale):
 def test_spd_cholesky_reads_the_lower_triangle_and_returns_numpys_factor(p, dtype, threads,
                                                                          monkeypatch):
     # LAPACK without the GIL on one BLAS thread, NumPy's otherwise (module docstring).
-    from sparsekernel.solvers import _spd
-    from sparsekernel.utils._threads import blas_threads
+    from sparsekernel.compute import _spd
+    from sparsekernel.compute._threads import blas_threads
 
     calls = []
     monkeypatch.setattr(_spd, "potrf_lower",
@@ -127,7 +127,7 @@ def test_spd_cholesky_reads_the_lower_triangle_and_returns_numpys_factor(p, dtyp
 def test_lapack_without_the_gil_is_scipys_export():
     # The fast path exists on the supported SciPy builds, and agrees with SciPy's wrapper,
     # also on an indefinite matrix (info > 0 where the wrapper reports it).
-    from sparsekernel.solvers import _lapack
+    from sparsekernel.compute import _lapack
 
     assert _lapack._export("dpotrf") is not None and _lapack._export("spotrf") is not None
     A = np.array([[4.0, 2.0, 1.0], [2.0, 3.0, 0.5], [1.0, 0.5, -2.0]])
@@ -142,7 +142,7 @@ def test_lapack_without_the_gil_is_scipys_export():
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_spd_cholesky_in_place_and_restored_when_it_needs_a_jitter(dtype):
-    from sparsekernel.utils._threads import blas_threads
+    from sparsekernel.compute._threads import blas_threads
 
     rng = np.random.default_rng(1)
     G = rng.standard_normal((40, 50))
@@ -168,7 +168,7 @@ def test_spd_cholesky_in_place_and_restored_when_it_needs_a_jitter(dtype):
 def test_syrk_lower_adds_to_the_lower_triangle_in_place(dtype):
     # H[:p, :p] = beta H + alpha G^T G on the lower triangle of a larger square; the upper
     # triangle and the border are not written.
-    from sparsekernel.solvers._lapack import _export, syrk_lower
+    from sparsekernel.compute._lapack import _export, syrk_lower
 
     assert _export("dsyrk") is not None and _export("ssyrk") is not None
     rng = np.random.default_rng(2)
@@ -188,7 +188,7 @@ def test_syrk_lower_adds_to_the_lower_triangle_in_place(dtype):
 
 
 def test_syrk_lower_refuses_what_it_would_have_to_copy():
-    from sparsekernel.solvers._lapack import syrk_lower
+    from sparsekernel.compute._lapack import syrk_lower
 
     G = np.ones((3, 2))
     for H in (np.zeros((2, 2), dtype=np.float32), np.zeros((2, 2), order="F")[:, :1],
@@ -218,41 +218,28 @@ def test_spd_cholesky_jitters_a_singular_small_system():
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("n", [1024, 1300])
-def test_tiled_cholesky_is_lapacks_factor_on_one_thread_or_two(dtype, n, monkeypatch):
-    """From TILED_MIN rows potrf_lower factors by tiles, the tile columns on the planned
-    threads: NumPy's factor, the same on one thread and on two, and on an indefinite
-    matrix LAPACK's info (the first failing pivot's row) with the matrix restored."""
-    import importlib
+def test_potrf_is_numpys_factor_and_restores_an_indefinite_matrix(dtype):
+    """A large system in one ``potrf`` call: NumPy's factor; on an indefinite matrix
+    LAPACK's info (the first failing pivot's row) with the matrix restored in place."""
+    from sparsekernel.compute import blas_threads
 
-    from sparsekernel.solvers import _lapack
-    from sparsekernel.utils._threads import blas_threads
-
-    threads_module = importlib.import_module("sparsekernel.utils._threads")
-
-    assert n >= _lapack.TILED_MIN  # (1,300: a last, partial tile)
+    n = 1300
     rng = np.random.default_rng(n)
     G = rng.standard_normal((n, 40))
     A = (G @ G.T / 40 + np.eye(n)).astype(dtype)
-    ref = np.linalg.cholesky(A.astype(np.float64))
-    factors = []
-    for threads in (1, 2):
-        monkeypatch.setattr(threads_module, "planned_threads", lambda t=threads: t)
-        with blas_threads(1):
-            L, info = potrf(A)
-        assert info == 0 and not np.triu(L, 1).any()
-        factors.append(L)
-    np.testing.assert_array_equal(factors[0], factors[1])
-    np.testing.assert_allclose(factors[0], ref, rtol=1e-3 if dtype == np.float32 else 1e-10,
+    with blas_threads(1):
+        L, info = potrf(A)
+    assert info == 0 and not np.triu(L, 1).any()
+    np.testing.assert_allclose(L, np.linalg.cholesky(A.astype(np.float64)),
+                               rtol=1e-3 if dtype == np.float32 else 1e-10,
                                atol=1e-4 if dtype == np.float32 else 1e-12)
     bad = A.copy()
-    bad[700, 700] = -1.0  # the first non-positive pivot is row 701 (1-based), in tile 3
+    bad[700, 700] = -1.0  # the first non-positive pivot is row 701 (1-based)
     before = bad.copy()
     with blas_threads(1):
         L, info = potrf(bad, overwrite=True)
     assert info == 701 and L is bad
     np.testing.assert_array_equal(bad, before)
-
 
 
 def test_an_unbounded_end_is_infinity_and_belongs_where_closed_says():

@@ -13,8 +13,9 @@ _FRESH_IMPORT = (
     "if m in sys.modules))"
 )
 
-_FAMILIES = ["basis", "cli", "datasets", "decomposition", "distributed", "features", "io",
-             "kernels", "lssvm", "model_selection", "solvers", "sparse_margin", "svm", "utils"]
+_FAMILIES = ["basis", "cli", "compute", "datasets", "decomposition", "distributed", "features",
+             "io", "kernels", "lssvm", "model_selection", "solvers", "sparse_margin", "svm",
+             "utils"]
 
 
 def test_estimator_import_loads_no_heavy_dependency():
@@ -113,3 +114,18 @@ def test_no_import_cycle():
     for node in sorted(graph):
         visit(node, [])
     assert cycles == []
+
+
+def test_the_compute_layer_is_entered_through_its_public_names_only():
+    """Threads, LAPACK calls and SPD factorizations live in ``sparsekernel.compute``: no
+    module outside it imports one of its private modules, and it imports nothing of the
+    package above it (it is the ground floor, beside ``utils``)."""
+    graph = _import_graph()
+    assert "sparsekernel.compute._lapack" in graph
+    inside = {name for name in graph if name.startswith("sparsekernel.compute")}
+    for name, targets in graph.items():
+        if name not in inside:
+            private = {t for t in targets if t.startswith("sparsekernel.compute._")}
+            assert not private, (name, private)
+    for name in inside:
+        assert graph[name] <= inside | {"sparsekernel"}, (name, graph[name] - inside)

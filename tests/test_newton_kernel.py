@@ -225,7 +225,7 @@ def test_ctrl_c_in_the_waiting_caller_stops_the_problems(monkeypatch):
     import threading
     import time
 
-    from sparsekernel.utils import _threads
+    from sparsekernel.compute import _threads
 
     _, _, Y, K, _ = _problem(n=200, k=3, seed=3)
     full = sum(r.n_iter for r in newton_kernel(K, Y, C=10.0, n_threads=2))

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
+from sparsekernel.compute._threads import map_threads, row_slices, thread_budget, thread_plan
 from sparsekernel.solvers import SquaredSmoothHinge, newton_armijo
 from sparsekernel.solvers._line_search import exact_step, exact_step_sorted
 from sparsekernel.solvers.newton_ovr import newton_ovr
-from sparsekernel.utils._threads import map_threads, row_slices, thread_budget, thread_plan
 
 
 def _problem(n=600, m=30, k=4, seed=0):
@@ -86,7 +86,7 @@ def test_hessian_updates_in_place_equal_rebuilds(monkeypatch):
     """The kept Hessian updated in place (rows in, rows out, float64 and float32 products,
     rows split over two threads) equals the one built from the new rows; the upper triangle
     stays untouched."""
-    from sparsekernel.solvers import _parallel
+    from sparsekernel.compute import _products as _parallel
     from sparsekernel.solvers.newton_ovr import _hessian, _update
 
     monkeypatch.setattr(_parallel, "_PARALLEL_MIN_WORK", 0.0)  # two threads: two slices
@@ -316,8 +316,9 @@ def test_lone_systems_factor_on_one_blas_thread_below_the_threshold(monkeypatch,
     """The shared first system and a problem solved alone factor on one BLAS thread below
     LONE_SOLVE_MIN (two threads of two OpenBLAS builds spin against each other there), on
     the planned threads from it; the solution does not change."""
+    from sparsekernel.compute import _threads
+    from sparsekernel.compute._threads import blas_limit
     from sparsekernel.solvers import newton_ovr as module
-    from sparsekernel.utils._threads import blas_limit
 
     F, Y, sw = _problem(seed=9)
     limits, solve = [], module.spd_solve
@@ -329,7 +330,7 @@ def test_lone_systems_factor_on_one_blas_thread_below_the_threshold(monkeypatch,
     monkeypatch.setattr(module, "spd_solve", recording)
     below = newton_ovr(F, Y[:, :k], C=10.0, sample_weight=sw, n_threads=2, tol=1e-10)
     assert limits and set(limits) == {1}
-    monkeypatch.setattr(module, "LONE_SOLVE_MIN", 0)
+    monkeypatch.setattr(_threads, "LONE_SOLVE_MIN", 0)
     limits.clear()
     above = newton_ovr(F, Y[:, :k], C=10.0, sample_weight=sw, n_threads=2, tol=1e-10)
     assert 2 in limits  # (side by side, k > 1 problems keep one thread each)

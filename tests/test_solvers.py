@@ -281,7 +281,7 @@ def test_newton_with_float32_rebuilds_reaches_the_same_solution(rng, monkeypatch
 def test_gram_is_the_full_symmetric_product(n_threads):
     """solvers._parallel.gram: F^T F with both triangles, in float64, for any thread count
     and a float32 F (sizes past one 256-row mirror block and the threads' work threshold)."""
-    from sparsekernel.solvers._parallel import gram
+    from sparsekernel.compute._products import gram
 
     F = np.random.default_rng(0).standard_normal((700, 600))
     G = gram(F.astype(np.float32), n_threads)

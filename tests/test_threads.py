@@ -5,8 +5,8 @@ import threading
 
 import pytest
 
-from sparsekernel.utils import _threads
-from sparsekernel.utils._threads import (
+from sparsekernel.compute import _threads
+from sparsekernel.compute._threads import (
     blas_limit,
     blas_threads,
     map_balanced,
@@ -140,3 +140,56 @@ def test_blas_limit_follows_the_innermost_limit_and_is_restored():
             assert blas_limit() == 2
         assert blas_limit() == 1
     assert blas_limit() is None
+
+
+def test_the_plan_and_the_blas_limit_follow_the_work_onto_pool_threads():
+    """Context-local, not process-global: pool threads see the limit and the plan of the
+    code that handed them the work, and another context (a thread of the caller's own)
+    does not."""
+    with thread_plan() as n:
+        seen = map_threads(lambda _: (blas_limit(), _threads.planned_threads()), range(4), 2)
+        assert seen == [(1, n)] * 4
+        other = []
+        thread = threading.Thread(target=lambda: other.append(blas_limit()))
+        thread.start()
+        thread.join()
+        assert other == [None]
+    assert map_threads(lambda _: blas_limit(), range(4), 2) == [1] * 4  # (held for the call)
+    assert blas_limit() is None
+
+
+@pytest.mark.parametrize(("tasks", "threads", "size", "expected"), [
+    (1, 1, 10_000, (1, 1, 1)),       # one thread: nothing to split
+    (3, 2, 1_800, (2, 1, 1)),        # dna's classes on 2 cores: side by side
+    (26, 4, 1_800, (4, 1, 1)),       # letter on 4: side by side, one BLAS thread each
+    (1, 2, 1_800, (1, 2, 1)),        # a lone system below LONE_SOLVE_MIN: products only
+    (1, 16, 4_000, (1, 16, 16)),     # a lone large system: BLAS's threads factor it
+    (3, 16, 1_800, (1, 16, 1)),      # few classes on many cores: one after another
+    (10, 64, 5_000, (1, 64, 64)),
+    (64, 64, 5_000, (64, 1, 1)),     # as many classes as cores: side by side
+])
+def test_split_threads_states_the_plan_for_many_cores(tasks, threads, size, expected):
+    assert _threads.split_threads(tasks, threads, size) == expected
+    side, inner, blas = expected
+    assert side * inner <= max(threads, 1) and blas in (1, inner)
+
+
+@pytest.mark.parametrize("threads", [2, 16, 64])
+def test_gram_squares_never_outweigh_the_rows_they_sum(threads, monkeypatch):
+    """Each thread's slice of a Gram sum fills an m x m square of its own: slices are at
+    least m rows tall, so on 64 cores the squares hold at most what F holds, and the sum
+    is the same whatever the split."""
+    import numpy as np
+
+    from sparsekernel.compute import _products
+
+    n, m = 1_000, 300
+    parts = _products.split_rows(n, n * m * m, threads, width=m)
+    assert len(parts) == min(threads, n // m) and all(p.stop - p.start >= m for p in parts)
+    assert len(parts) * m * m <= n * m
+    F = np.random.default_rng(0).standard_normal((n, m))
+    calls = []
+    syrk = _products.syrk_lower
+    monkeypatch.setattr(_products, "syrk_lower", lambda H, G: calls.append(len(G)) or syrk(H, G))
+    np.testing.assert_allclose(_products.gram(F, threads), F.T @ F, rtol=1e-10, atol=1e-9)
+    assert sum(calls) == n and min(calls) >= m

@@ -94,7 +94,7 @@ __getattr__, __dir__ = _lazy_exports(
         ".svm": ["KernelLogisticRegression", "LowRankSVC", "ReducedSVC", "ReducedSVR",
                  "SmoothSVC", "SmoothSVR"],
     },
-    submodules=["base", "basis", "cli", "datasets", "decomposition", "distributed", "features",
-                "io", "kernels", "lssvm", "model_selection", "solvers", "sparse_margin", "svm",
-                "utils"],
+    submodules=["base", "basis", "cli", "compute", "datasets", "decomposition", "distributed",
+                "features", "io", "kernels", "lssvm", "model_selection", "solvers",
+                "sparse_margin", "svm", "utils"],
 )

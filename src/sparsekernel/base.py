@@ -25,8 +25,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .basis import BasisSelector, fit_kernel_basis, resolve_n_basis
 from .basis._base import auto_sample_bytes
+from .compute import NonFiniteError, thread_plan
 from .kernels import KERNELS, Kernel
-from .solvers._result import NonFiniteError
 from .utils import (
     COMMON_CONSTRAINTS,
     UNLIMITED_MEMORY_BUDGET,
@@ -42,7 +42,6 @@ from .utils import (
     validate_params,
 )
 from .utils._progress import run_fit_task
-from .utils._threads import thread_plan
 
 # scikit-learn's callback API (``set_callbacks``, ``sklearn.callback``) is newer than the
 # declared minimum scikit-learn; without it the estimators simply have no ``set_callbacks``
@@ -177,7 +176,7 @@ class SparseKernelEstimator(CallbackSupportMixin, BaseEstimator):
     happens at every entry without a call in the subclass, a fit that raises (bad input,
     a solver error, Ctrl-C) leaves the estimator as it was (:func:`fit_transaction`, whose
     copy-on-write rule binds fit methods that continue a state), and every fit runs under
-    one thread plan (:func:`sparsekernel.utils._threads.thread_plan`: BLAS on one thread,
+    one thread plan (:func:`sparsekernel.compute.thread_plan`: BLAS on one thread,
     the library's own threads over classes and row blocks).
 
     Every fit reports to the callbacks of ``set_callbacks`` (scikit-learn's

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..compute import map_threads, max_threads, planned_threads, row_slices
 from ..kernels._functions import squared_norms
-from ..utils._threads import map_threads, max_threads, planned_threads, row_slices
 
 __all__ = ["lloyd"]
 
@@ -79,7 +79,7 @@ def _assign(X, centers, block_bytes=_BLOCK_BYTES):
     # at most block_bytes of distances a block, and a block for every CPU: a small set
     # (pendigits, dna: one block's worth) would otherwise leave a core idle. The CPUs, not
     # the threads in force: the same blocks, so the same distances and nearest centres, at
-    # any thread count (utils._threads.max_threads).
+    # any thread count (compute.max_threads).
     blocks = row_slices(n, max(max_threads(), -(-n // step)))
 
     def nearest(rows):

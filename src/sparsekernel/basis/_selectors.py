@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state
 
-from ..utils._threads import max_threads
+from ..compute import max_threads
 from ._base import BasisResult, BasisSelector, subsample_rows
 from ._lloyd import _BLOCK_BYTES, lloyd
 

@@ -40,10 +40,10 @@ from ..base import (
     KernelExpansionMixin,
     SparseKernelEstimator,
 )
+from ..compute import blas_threads, row_slices
 from ..kernels import Kernel
 from ..utils import Interval, Options, eigenvalue_floor, feature_dtype
 from ..utils._progress import fit_note, fit_step
-from ..utils._threads import blas_threads, row_slices
 from ..utils.fitted_spec import (
     FEATURES,
     ClassSpec,

@@ -9,8 +9,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ..compute import map_threads, max_threads, planned_threads
 from ..utils import parse_memory_budget
-from ..utils._threads import map_threads, max_threads, planned_threads
 from . import _functions as F
 from ._blocks import iter_row_slices, plan_block_rows
 
@@ -244,10 +244,10 @@ class Kernel:
     def map_blocks(self, X, Z, work, out=None, block_rows=None, dtype=None):
         """Call ``work(rows, K(X[rows], Z))`` for every row block, blocks side by side.
 
-        The blocks run on the planned threads (:mod:`sparsekernel.utils._threads`), each
+        The blocks run on the planned threads (:mod:`sparsekernel.compute`), each
         with one-thread BLAS; the memory budget is shared among the blocks in flight, at
         most one per CPU. The blocks themselves are planned from the CPUs
-        (:func:`~sparsekernel.utils._threads.max_threads`), not from the threads in force,
+        (:func:`~sparsekernel.compute.max_threads`), not from the threads in force,
         so every row is computed in the same block, with the same rounding, at any thread
         count. With
         ``out`` (an (n, m) C-contiguous array) each block is computed into ``out[rows]``, in

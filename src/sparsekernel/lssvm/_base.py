@@ -50,6 +50,7 @@ from ..base import (
     _fit_entry,
     report_result,
 )
+from ..compute import spd_cholesky
 from ..features import nystrom_from_basis
 from ..kernels import resolve_gamma
 from ..solvers import (
@@ -57,7 +58,6 @@ from ..solvers import (
     as_row_blocks,
     lssvm_dual,
     lssvm_normal_equations,
-    spd_cholesky,
 )
 from ..utils import MemoryPlan, constraints, fit_step, parse_memory_budget
 from ..utils.fitted_spec import (

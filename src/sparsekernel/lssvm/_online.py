@@ -32,10 +32,10 @@ from ..base import (
     SparseKernelEstimator,
     report_result,
 )
+from ..compute import blas_threads
 from ..kernels import resolve_gamma
 from ..solvers import IncrementalLSSVM
 from ..utils import Interval, MemoryPlan, log_line, parse_memory_budget
-from ..utils._threads import blas_threads
 from ..utils.fitted_spec import FEATURES, INFO, SINGLE, Basis, ClassSpec, Count, Floats, Gamma
 from ._base import KERNEL_PARAMS, LSSVM_CONSTRAINTS
 

@@ -23,14 +23,13 @@ __all__ = ["ArrayBlocks", "EigenResult", "GATHER_BYTES", "IncrementalLSSVM", "LS
            "canonical_correlations", "dual_cd", "generalized_low_rank_eigen", "logistic_newton",
            "lssvm_dual", "lssvm_normal_equations", "lssvm_primal", "newton_armijo",
            "newton_armijo_bytes", "newton_kernel", "newton_kernel_bytes", "relative_ridge",
-           "smooth_plus", "spd_cholesky", "spd_solve", "symmetric_eigen", "whitening"]
+           "smooth_plus", "symmetric_eigen", "whitening"]
 
 __getattr__, __dir__ = _lazy_exports(globals(), {
     "._blocks": ["ArrayBlocks", "as_row_blocks"],
     "._constants": ["GATHER_BYTES"],
     "._losses": ["SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "smooth_plus"],
     "._result": ["NonFiniteError", "SolverResult"],
-    "._spd": ["spd_cholesky", "spd_solve"],
     ".block_minimization": ["SelectiveBlockMinimization", "block_minimization_bytes"],
     ".eigen": ["EigenResult", "MomentAccumulator", "Moments", "canonical_correlations",
                "generalized_low_rank_eigen", "relative_ridge", "symmetric_eigen",

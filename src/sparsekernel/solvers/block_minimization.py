@@ -36,7 +36,7 @@ from scipy.linalg import cholesky, solve_triangular
 from scipy.linalg.blas import dsyrk
 from threadpoolctl import threadpool_limits
 
-from ._spd import finite_factor
+from ..compute import finite_factor
 from .dual_cd import dual_cd
 
 __all__ = ["FORGET", "SelectiveBlockMinimization", "block_minimization_bytes"]

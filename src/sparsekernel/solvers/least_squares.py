@@ -26,7 +26,7 @@ in :mod:`sparsekernel.lssvm._base`. Three ways to solve it:
   full refactorization that bounds the drift.
 
 Several target columns (one-vs-rest classes) share one system. Every factorization goes
-through :func:`~sparsekernel.solvers._spd.spd_cholesky`, the package's one jitter policy.
+through :func:`~sparsekernel.compute.spd_cholesky`, the package's one jitter policy.
 """
 
 from __future__ import annotations
@@ -38,10 +38,9 @@ import numpy as np
 from scipy.linalg import cho_solve
 from scipy.linalg.blas import dger as _dger
 
-from ..utils._threads import map_threads, planned_threads
+from ..compute import map_threads, planned_threads, spd_cholesky
 from ._blocks import as_row_blocks
 from ._result import SolverResult
-from ._spd import spd_cholesky
 
 __all__ = ["IncrementalLSSVM", "LSSVMPath", "NormalEquations", "lssvm_dual",
            "lssvm_normal_equations", "lssvm_primal"]

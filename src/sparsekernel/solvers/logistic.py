@@ -37,7 +37,7 @@ scipy's trust-region Newton-CG (unpreconditioned), at p = 3480 (n = 7494) 41 s a
 Exact Newton's cost grows as n p^2, the CG methods' as n p, and the two meet near p = 2000.
 
 Products with F run in F's dtype (float32 stays float32) on the planned threads, split by rows
-(:mod:`sparsekernel.utils._threads`); logits, probabilities and iterates are float64.
+(:mod:`sparsekernel.compute`); logits, probabilities and iterates are float64.
 """
 
 from __future__ import annotations
@@ -48,10 +48,17 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import expit, log_expit, logsumexp, softmax
 
-from ..utils._threads import blas_threads, map_threads, planned_threads, row_slices
-from ._parallel import matmul, rmatmul
+from ..compute import (
+    blas_threads,
+    map_threads,
+    matmul,
+    planned_threads,
+    rmatmul,
+    row_slices,
+    spd_cholesky,
+    spd_solve,
+)
 from ._result import SolverResult, check_finite
-from ._spd import spd_cholesky, spd_solve
 
 __all__ = ["logistic_newton", "logistic_newton_bytes"]
 

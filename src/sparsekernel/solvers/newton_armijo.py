@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..compute import spd_solve
 from ._blocks import as_row_blocks, matvec, rmatvec
 from ._constants import GATHER_BYTES
 from ._hessian import NewtonSystem
 from ._result import SolverResult, check_finite
-from ._spd import spd_solve
 
 __all__ = ["newton_armijo", "newton_armijo_bytes"]
 

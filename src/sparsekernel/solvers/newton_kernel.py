@@ -37,7 +37,7 @@ fits 0.29-0.30 -> 0.27-0.28 s, medians of 10 in two paired runs).
 
 Precision. While the active set moves, its systems are factored in float32 (LAPACK's
 ``spotrf``: 4 ms at 1,000 square on one thread, against 7 ms for ``dpotrf`` and 12 ms for
-NumPy's float64 Cholesky; called without the GIL, :mod:`~sparsekernel.solvers._lapack`,
+NumPy's float64 Cholesky; called without the GIL, :mod:`~sparsekernel.compute`,
 so the classes' factorizations overlap), when their rounding is harmless:
 ``(n + trace K) max(C s)`` bounds the condition number, and times float32's epsilon it must
 stay below
@@ -56,11 +56,10 @@ import numpy as np
 from scipy.linalg import cho_solve, solve, solve_triangular
 from scipy.linalg.blas import dgemv
 
-from ..utils._threads import blas_threads, drain_queue, planned_threads
+from ..compute import blas_threads, drain_queue, planned_threads, spd_solve
 from ._constants import F32_PATIENCE
 from ._line_search import exact_step
 from ._result import SolverResult, check_finite
-from ._spd import spd_solve
 
 __all__ = ["newton_kernel", "newton_kernel_bytes"]
 
@@ -100,7 +99,7 @@ def newton_kernel(K, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_thre
         Maximum Newton iterations of each problem.
     n_threads : int, optional
         Problems solved side by side (one BLAS thread each; a single problem gets them all).
-        Default: :func:`~sparsekernel.utils._threads.planned_threads`.
+        Default: :func:`~sparsekernel.compute.planned_threads`.
     callback : callable, optional
         Called once per problem as it is returned (in the calling thread, problems in order)
         with a dict (problem, n_iter, n_active).
@@ -249,7 +248,7 @@ def _advance_all(problems, n_threads):
     thread takes whichever problem waits next, so no thread idles while two problems are
     left (dna's three classes on two threads ran two after one another on one of them).
     Each problem's iterations stay in order and its own, so the results do not depend on
-    the schedule, which :func:`~sparsekernel.utils._threads.drain_queue` runs (pool threads
+    the schedule, which :func:`~sparsekernel.compute.drain_queue` runs (pool threads
     only, the caller waiting; a failure stops the others after their iteration)."""
 
     def step(problem):
@@ -259,7 +258,7 @@ def _advance_all(problems, n_threads):
     waiting = [problem for problem in problems if not problem.done]
     if len(waiting) == 1:  # alone (binary, regression): in the caller, where a system's
         while not waiting[0].done:  # factorization takes every planned thread (its tiles,
-            waiting[0].advance()  # :mod:`~sparsekernel.solvers._lapack`)
+            waiting[0].advance()  # :mod:`~sparsekernel.compute`)
         return
     drain_queue(step, waiting, n_threads)
 

@@ -16,7 +16,7 @@ and there are k problems on the same F, three things are shared or exact:
   all unconverged problems at once, as BLAS-3 products that read F once per iteration.
 * Later Hessians involve only each problem's active rows (those inside the margin), a
   fraction of n; each is built and factored on one BLAS thread, the problems side by side
-  on the planned threads (:mod:`sparsekernel.utils._threads`). A problem with fewer
+  on the planned threads (:mod:`sparsekernel.compute`). A problem with fewer
   active rows than basis functions (small n, large m) solves the active rows' own system
   instead (Woodbury), when that costs fewer flops.
 
@@ -45,17 +45,23 @@ stopped there, and took four steps when made to go on).
 
 from __future__ import annotations
 
-from contextlib import nullcontext
-
 import numpy as np
 
-from ..utils._threads import blas_threads, map_balanced, map_threads, planned_threads
+from ..compute import (
+    blas_threads,
+    map_balanced,
+    map_threads,
+    matmul,
+    planned_threads,
+    rmatmul,
+    spd_solve,
+    split_rows,
+    split_threads,
+    syrk_lower,
+)
 from ._constants import F32_PATIENCE, GATHER_BYTES
-from ._lapack import syrk_lower
 from ._line_search import exact_step
-from ._parallel import matmul, rmatmul, split_rows
 from ._result import SolverResult
-from ._spd import spd_solve
 
 __all__ = ["newton_ovr", "newton_ovr_bytes"]
 
@@ -65,8 +71,6 @@ _DUAL_CHUNK = 1024
 #: of WARM_PER_BASIS rows per basis function when that is at most every WARM_MIN_STRIDE-th
 #: row, else on every WARM_STRIDE-th row when that gives at least two per basis function.
 WARM_WORK, WARM_STRIDE, WARM_MIN_STRIDE, WARM_PER_BASIS = 1e10, 8, 3, 8
-#: Size from which a lone system (:func:`_solve_threads`) is factored on every planned thread.
-LONE_SOLVE_MIN = 3000
 
 
 def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads=None,
@@ -93,7 +97,7 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
     n_threads : int, optional
         Threads for the products with F (split by rows) and the per-problem Hessians (one
         problem per thread); BLAS itself runs on one thread. Default: the planned threads
-        (:func:`sparsekernel.utils._threads.planned_threads`).
+        (:func:`sparsekernel.compute.planned_threads`).
     hessian_bytes : int or float
         Memory allowed for keeping each problem's last Hessian ((m+1)^2 float64 each), so
         that the next one is an update by the rows that entered or left the active set
@@ -212,7 +216,7 @@ class _State:
             if self.keep_hessians:  # shared: the first update copies it (_hessian_of)
                 self.hessians = dict.fromkeys(todo.tolist(), (H, active[:, 0], exact, True))
             return D
-        inner = 1 if len(todo) >= self.threads else self.threads
+        side, inner, _ = split_threads(len(todo), self.threads)
         plans = [self._plan(j, active[:, col]) for col, j in enumerate(todo)]
 
         def solve(col):
@@ -235,8 +239,7 @@ class _State:
             return d
 
         costs = [plan[1] for plan in plans]  # the largest systems first, on a free thread
-        return np.column_stack(map_balanced(solve, range(len(todo)), costs,
-                                            self.threads // inner))
+        return np.column_stack(map_balanced(solve, range(len(todo)), costs, side))
 
     def _plan(self, j, act):
         """``(dual, flops)`` for problem j's direction: whether it costs fewer flops through
@@ -361,11 +364,8 @@ def _message(status, gnorm, tol_abs, n_iter, exact):
 
 def _solve_threads(threads, size):
     """The BLAS threads for factoring and solving a lone size-square system (the shared
-    first one, or a problem solved alone): ``threads`` from LONE_SOLVE_MIN, else one. On two
-    threads NumPy's Cholesky and SciPy's triangular solves (two OpenBLAS builds) spin against
-    each other: with ten right-hand sides, ms at 269 / 1,000 / 1,800 / 4,400 square, one
-    thread against two: 0.34 / 10 / 42 / 533 against 8.0 / 22 / 131 / 458."""
-    return blas_threads(threads) if threads > 1 and size >= LONE_SOLVE_MIN else nullcontext()
+    first one, or a problem solved alone): :func:`~sparsekernel.compute.split_threads`'s."""
+    return blas_threads(split_threads(1, threads, size)[2])
 
 
 def _hessian(F, cs, rows, n_threads=1, gather_bytes=GATHER_BYTES, dtype=None):
@@ -386,7 +386,7 @@ def _add_grams(H, F, cs, rows, sign, n_threads, gather_bytes, dtype):
     """:func:`_add_gram` with the rows split over the threads: the first slice into H
     itself, each other one into a square of its own, added after."""
     m = F.shape[1]
-    parts = split_rows(len(rows), len(rows) * float(m) * m, n_threads)
+    parts = split_rows(len(rows), len(rows) * float(m) * m, n_threads, width=m)
     if len(parts) == 1:
         return _add_gram(H, F, cs, rows, sign, gather_bytes, dtype)
 
@@ -404,7 +404,7 @@ def _add_gram(H, F, cs, rows, sign, gather_bytes=GATHER_BYTES, dtype=None):
 
     The rows are gathered into one buffer a chunk at a time (scaled in place: the gathers
     are the solver's largest temporaries) and added by ``syrk`` straight into the float64 H
-    (:func:`~sparsekernel.solvers._lapack.syrk_lower`), the bias border by a product with
+    (:func:`~sparsekernel.compute.syrk_lower`), the bias border by a product with
     the scales. Float32 products (``dtype``) go through one float32 square first, added to
     H a chunk at a time (so the sums stay float64); buffer and, for float32 rows gathered
     in float64, their float32 copy take ``gather_bytes`` together.

@@ -17,8 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import solve_triangular
 
+from ..compute import spd_cholesky
 from ..solvers import dual_cd
-from ..solvers._spd import spd_cholesky
 
 __all__ = ["BasisSVM", "rbf_basis_gradient", "whitened_features"]
 

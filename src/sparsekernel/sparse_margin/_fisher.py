@@ -6,8 +6,8 @@ import numpy as np
 from scipy.linalg import cho_solve
 
 from .._docs import fill_doc
+from ..compute import spd_cholesky
 from ..solvers import NonFiniteError
-from ..solvers._spd import spd_cholesky
 from ..utils import Interval, check_sample_weight
 from ._base import (
     SPARSE_MARGIN_CONSTRAINTS,

@@ -7,8 +7,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_solve
 
+from ..compute import spd_cholesky
 from ..kernels import resolve_gamma
-from ..solvers._spd import spd_cholesky
 from ._basis_svm import JITTER
 
 __all__ = ["kernel_expansion", "reduced_set_rbf"]

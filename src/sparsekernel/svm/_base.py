@@ -35,12 +35,11 @@ from ..base import (
     report_result,
 )
 from ..basis import make_kernel
+from ..compute import gram, planned_threads, rmatmul
 from ..features import reduced_design
 from ..solvers import SquaredSmoothHinge, newton_armijo, newton_kernel
-from ..solvers._parallel import gram, rmatmul
 from ..solvers.newton_ovr import newton_ovr
 from ..utils import Interval, SolverProgress, constraints
-from ..utils._threads import planned_threads
 from ._memory import Budget, presolve_rows, reduced_plan
 
 __all__ = ["SVM_CONSTRAINTS", "BaseSmoothSVM", "kernel_newton", "solve_in_rows",

@@ -31,10 +31,10 @@ from ..base import (
     SparseKernelEstimator,
     report_result,
 )
+from ..compute import max_threads
 from ..features._nystrom import NystromMapMixin, nystrom_map_spec
 from ..solvers.logistic import logistic_newton, logistic_newton_bytes
 from ..utils import Interval, Options, SolverProgress, constraints
-from ..utils._threads import max_threads
 from ..utils.fitted_spec import CLASSES, INFO, Floats
 
 __all__ = ["KernelLogisticRegression"]

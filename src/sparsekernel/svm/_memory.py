@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from ..basis import resolve_n_basis
 from ..basis._base import AUTO_MIN
+from ..compute import max_threads
 from ..features._nystrom import nystrom_map_bytes
 from ..kernels._blocks import CACHE_BLOCK_BYTES
 from ..solvers import (
@@ -35,7 +36,6 @@ from ..solvers import (
 )
 from ..solvers.newton_ovr import newton_ovr_bytes
 from ..utils import MemoryPlan, largest_within, parse_memory_budget
-from ..utils._threads import max_threads
 
 __all__ = ["MIN_CHUNK", "Budget"]
 

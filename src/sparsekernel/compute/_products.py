@@ -1,14 +1,15 @@
 """Products of a tall feature matrix, split by rows over the planned threads.
 
 The solvers on explicit features (``newton_ovr``, ``logistic``) run BLAS on one thread
-(:mod:`sparsekernel.utils._threads`) and parallelize their n-row products here instead.
+(:mod:`sparsekernel.compute`) and parallelize their n-row products here instead.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..utils._threads import map_threads, row_slices
+from ._lapack import syrk_lower
+from ._threads import map_threads, row_slices
 
 __all__ = ["gram", "matmul", "rmatmul", "split_rows"]
 
@@ -16,9 +17,13 @@ __all__ = ["gram", "matmul", "rmatmul", "split_rows"]
 _PARALLEL_MIN_WORK = 2e6
 
 
-def split_rows(n, work, n_threads):
-    """Row slices for ``n_threads`` threads, or one slice when the work is small."""
-    return row_slices(n, n_threads if work >= _PARALLEL_MIN_WORK else 1)
+def split_rows(n, work, n_threads, width=1):
+    """Row slices for ``n_threads`` threads, or one slice when the work is small; each at
+    least ``width`` rows tall, so that a Gram sum over m columns (``width = m``), whose
+    slices each fill an m x m square, never holds more in squares than in the rows summed,
+    however many threads there are."""
+    parts = n_threads if work >= _PARALLEL_MIN_WORK else 1
+    return row_slices(n, min(parts, max(1, n // max(1, int(width)))))
 
 
 def rmatmul(F, V, n_threads):
@@ -45,11 +50,9 @@ def matmul(F, W, n_threads):
 def gram(F, n_threads):
     """``F^T F`` (float64, both triangles): ``syrk`` on row slices of F over the threads,
     each into a square of its own, summed, then the lower triangle mirrored."""
-    from ._lapack import syrk_lower
-
     F = np.ascontiguousarray(F, dtype=np.float64)
     n, m = F.shape
-    parts = split_rows(n, float(n) * m * m, n_threads)
+    parts = split_rows(n, float(n) * m * m, n_threads, width=m)
     squares = map_threads(lambda s: syrk_lower(np.zeros((m, m)), F[s]), parts, len(parts))
     G = squares[0]
     for other in squares[1:]:

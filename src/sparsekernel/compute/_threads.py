@@ -1,13 +1,14 @@
 """Threads are planned like memory: the library decides them, once, from what it may use.
 
-Two rules, measured on two cores:
+Two rules:
 
 * Dense work on an m x m system with m up to a few thousand (Cholesky, triangular solves,
-  ``syrk`` on the rows of one sub-problem) runs 2-6x faster on one BLAS thread than on two:
+  ``syrk`` on the rows of one sub-problem) runs faster on one BLAS thread than on several:
   OpenBLAS's threads spin between short calls and, when another process holds a core, spin
-  against it (a 1000 x 1000 Cholesky took 4.1 s instead of 0.02 s beside one busy process).
-  Independent sub-problems (the classes of one-vs-rest) therefore run side by side on
-  ``n`` Python threads that each call one-thread BLAS (NumPy releases the GIL in BLAS).
+  against it. Independent sub-problems (the classes of one-vs-rest) therefore run side by
+  side on Python threads that each call one-thread BLAS (NumPy and SciPy release the GIL
+  in BLAS), and n-row products are split by rows the same way (``benchmarks/results``,
+  ``compute_v19``: the same fits with BLAS's own threads instead).
 * The thread budget is what the process may use *now*: the CPUs of its affinity mask,
   capped by the BLAS limit already in force. joblib's workers (``n_jobs`` in GridSearchCV),
   Dask workers and a caller's ``threadpool_limits`` all lower that limit, so a fit nested
@@ -23,20 +24,26 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
-__all__ = ["blas_limit", "blas_threads", "drain_queue", "map_balanced", "map_threads",
-           "max_threads", "planned_threads", "row_slices", "thread_budget", "thread_plan"]
+__all__ = ["LONE_SOLVE_MIN", "blas_limit", "blas_threads", "drain_queue", "map_balanced",
+           "map_threads", "max_threads", "planned_threads", "row_slices", "split_threads",
+           "thread_budget", "thread_plan"]
 
 _CONTROLLER = []
 #: The thread count planned by the outermost fit or predict of this context (None outside).
 _PLANNED = contextvars.ContextVar("sparsekernel_planned_threads", default=None)
-#: The BLAS thread limit of the innermost :func:`blas_threads` in force (None outside):
-#: process-wide, as the limits themselves are.
-_BLAS_LIMIT = [None]
+#: The BLAS thread limit of the innermost :func:`blas_threads` of this context (None
+#: outside one). Context-local like the plan, and carried onto the pool's threads with the
+#: work (:func:`_run_shared`), so the code that set a limit and the work it hands out see it.
+_BLAS_LIMIT = contextvars.ContextVar("sparsekernel_blas_limit", default=None)
+#: Size of a lone SPD system (one with no other to factor beside it) from which it is
+#: factored and solved on every planned thread through BLAS's own threads
+#: (:func:`split_threads`); below it BLAS's threads synchronize more than they compute.
+LONE_SOLVE_MIN = 3000
 
 
 def _controller():
-    """One ThreadpoolController for the process (building one scans the loaded libraries,
-    ~0.15 s): created once SciPy's BLAS is loaded, so both OpenBLAS builds are seen."""
+    """One ThreadpoolController for the process (building one scans the loaded libraries):
+    created once SciPy's BLAS is loaded, so both OpenBLAS builds are seen."""
     if not _CONTROLLER:
         import scipy.linalg  # noqa: F401
         from threadpoolctl import ThreadpoolController
@@ -99,8 +106,11 @@ def planned_threads():
 def blas_threads(n):
     """Hold every BLAS library loaded to ``n`` threads (no-op when none is loaded)."""
     n = max(1, int(n))
+    if _BLAS_LIMIT.get() == n:  # (already in force here: no library call)
+        yield
+        return
     blas = _controller().select(user_api="blas")
-    previous, _BLAS_LIMIT[0] = _BLAS_LIMIT[0], n
+    token = _BLAS_LIMIT.set(n)
     try:
         if not blas.lib_controllers:
             yield
@@ -108,13 +118,32 @@ def blas_threads(n):
         with blas.limit(limits=n):
             yield
     finally:
-        _BLAS_LIMIT[0] = previous
+        _BLAS_LIMIT.reset(token)
 
 
 def blas_limit():
-    """The BLAS thread count set by the innermost :func:`blas_threads` in force (as inside
-    every fit's :func:`thread_plan`: 1), or None outside them (then unknown)."""
-    return _BLAS_LIMIT[0]
+    """The BLAS thread count set by the innermost :func:`blas_threads` of this context (as
+    inside every fit's :func:`thread_plan`: 1), or None outside them (then unknown)."""
+    return _BLAS_LIMIT.get()
+
+
+def split_threads(n_tasks, threads, size=0):
+    """How ``n_tasks`` independent systems of ``size`` unknowns share ``threads`` threads:
+    ``(side, inner, blas)``.
+
+    At least as many systems as threads: side by side (``side = threads``), each with one
+    thread for its products and one BLAS thread for its factorization. Fewer: one after
+    another (``side = 1``), each with every thread for its row products (``inner``) and,
+    from LONE_SOLVE_MIN unknowns, for its factorization through BLAS's threads (``blas``);
+    a pool thread cannot hand out work again, so a system side by side never gets more
+    than one. On 2 cores the two differ only for a lone system; on 16 or 64 cores a
+    problem with fewer classes than cores runs its classes one after another, each with
+    its row products on every core.
+    """
+    threads = max(1, int(threads))
+    if n_tasks >= threads:
+        return threads, 1, 1
+    return 1, threads, threads if size >= LONE_SOLVE_MIN else 1
 
 
 def map_threads(fn, items, n_threads=None):
@@ -122,10 +151,10 @@ def map_threads(fn, items, n_threads=None):
 
     ``n_threads`` defaults to :func:`planned_threads`. The calling thread takes part and the
     others come from one pool kept for the process (:func:`_pool`): the solvers call this
-    hundreds of times per fit on products of a few milliseconds, where starting threads per
-    call cost ~1 ms each time. Items are dealt round-robin (:func:`_run_shared`). A call
-    from inside a pool thread runs serially (nested parallelism would only oversubscribe
-    the cores it already uses). Exceptions
+    hundreds of times per fit on products of a few milliseconds, where starting threads
+    for each call would cost as much as the product. Items are dealt round-robin
+    (:func:`_run_shared`). A call from inside a pool thread runs serially (nested
+    parallelism would only oversubscribe the cores it already uses). Exceptions
     (KeyboardInterrupt included) propagate from the first failing item once the other
     threads have stopped taking items; results keep the order of ``items``.
     """
@@ -230,7 +259,10 @@ def _run_shared(fn, items, n_threads):
             except BaseException as exc:  # re-raised in the caller, first failure wins
                 errors.append(exc)
 
-    futures = [_pool(n_threads - 1).submit(runner, t) for t in range(1, n_threads)]
+    # Each pool thread runs in a copy of the caller's context: the plan and the BLAS limit
+    # in force follow the work (a context can be entered by one thread at a time).
+    futures = [_pool(n_threads - 1).submit(contextvars.copy_context().run, runner, t)
+               for t in range(1, n_threads)]
     try:
         runner(0)
     finally:  # a failure stops the others at their next item (``errors`` is set)

@@ -6,16 +6,14 @@ there is one jitter policy: try the matrix as given (plus an optional base jitte
 asks for); while Cholesky fails, add ``jitter * mean(|diag A|)`` to the diagonal with
 ``jitter`` growing 100-fold from 1e-12 up to 1e-4. Failures come from rounding at extreme
 ``C`` or from (nearly) repeated basis points; past 1e-4 the matrix is not SPD in any useful
-sense and the error says so. On one BLAS thread (every fit's plan,
-:mod:`sparsekernel.utils._threads`) the factorization is LAPACK's ``potrf`` called without
-the GIL (:mod:`~sparsekernel.solvers._lapack`): the classes of one-vs-rest factor side by
-side, and faster than with NumPy's ``cholesky``. On more BLAS threads, or outside a plan, it
-is NumPy's: the row passes around it use NumPy's OpenBLAS, and SciPy's separate build called
-right after them ran at a third to a seventh of its speed while the other library's threads
-still spun (``python benchmarks/bench_cholesky.py``, results/cholesky.md: 1,225 square 12.1
-ms a call alone, 6.3 ms two side by side, NumPy's 15.9 and 8.0 ms, SciPy's wrapper 13.1 and
-12.7 ms; after a NumPy ``syrk`` on two BLAS threads, 268 square 3.7 against NumPy's 0.5 ms,
-1,800 square 105 against 38 ms).
+sense and the error says so.
+
+Which routine: where the code in force holds BLAS to one thread (every fit's plan,
+:func:`~sparsekernel.compute.blas_limit`), LAPACK's ``potrf`` called without the GIL
+(:mod:`sparsekernel.compute._lapack`), so that systems side by side factor concurrently.
+Elsewhere NumPy's ``cholesky``: the row products around it run on NumPy's OpenBLAS, and a
+second OpenBLAS build called right after them on several threads spins against the first
+(``python benchmarks/bench_cholesky.py``, results/cholesky.md).
 """
 
 from __future__ import annotations
@@ -23,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ..utils._threads import blas_limit
+from ._errors import LIKELY_CAUSES, NonFiniteError
 from ._lapack import potrf_lower
-from ._result import LIKELY_CAUSES, NonFiniteError
+from ._threads import blas_limit
 
 __all__ = ["JITTER_START", "JITTER_STOP", "spd_cholesky", "spd_solve"]
 

@@ -1,0 +1,61 @@
+"""The compute layer: threads, dense products and SPD factorizations, behind one API.
+
+Everything in the package that decides threads or calls LAPACK/BLAS beyond NumPy's
+operators goes through the names exported here; no other module imports this package's
+private modules. Four groups:
+
+* **The thread plan** (:func:`thread_plan`, :func:`planned_threads`, :func:`max_threads`,
+  :func:`blas_threads`, :func:`blas_limit`, :func:`split_threads`). Every fit and predict
+  runs inside one plan (``base.py``): the threads it may use are the CPUs of the process's
+  affinity mask within the BLAS limit already in force (a joblib worker's, a Dask
+  worker's, a caller's ``threadpoolctl`` limit), and BLAS runs on one thread while the
+  library splits the work itself. The plan and the BLAS limit a block of code set are
+  context-local (:mod:`contextvars`) and follow the work onto the pool's threads.
+* **Side-by-side work** (:func:`map_threads`, :func:`map_balanced`, :func:`drain_queue`,
+  :func:`row_slices`): one pool of Python threads for the process, each calling
+  one-thread BLAS (which releases the GIL).
+* **Products of tall arrays** (:func:`matmul`, :func:`rmatmul`, :func:`gram`,
+  :func:`syrk_lower`, :func:`split_rows`): split by rows over the planned threads.
+* **SPD systems** (:func:`spd_cholesky`, :func:`spd_solve`, :func:`finite_factor`): one
+  jitter policy; on one BLAS thread LAPACK's ``potrf`` called without the GIL through
+  SciPy's exported Cython LAPACK, checked against its stated C signature, with SciPy's
+  public wrappers as the fallback (an ILP64 or otherwise different build).
+
+How the plan uses more cores. With ``p`` threads planned:
+
+* an n-row product (margins, gradients, a Hessian's Gram sum, kernel row blocks, k-means
+  distances) is cut into ``p`` row slices, each at least as tall as the product is wide
+  (:func:`split_rows`), so a Gram sum's per-thread squares never take more memory than
+  the rows they sum;
+* ``k`` independent systems (one-vs-rest classes, regression targets) run side by side on
+  ``min(k, p)`` threads of one-thread BLAS when ``k >= p``; fewer systems than threads run
+  one after another, each with every thread for its row products and, from a size where
+  BLAS's own threads pay, its factorization (:func:`split_threads`);
+* a lone system (binary classification, a regression, the first system one-vs-rest
+  shares) sums its rows on ``p`` threads and, from ``LONE_SOLVE_MIN`` unknowns, is
+  factored on ``p`` BLAS threads.
+
+Kernel row blocks, k-means blocks and the memory plans' shares are *partitioned* from
+:func:`max_threads` (the CPU count), never from the threads in force, so a fixed
+``random_state`` gives the same model at any thread count (where a greedy step would
+otherwise turn a rounding difference into another model).
+"""
+
+# Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``).
+from .. import _lazy_exports
+
+__all__ = ["JITTER_START", "JITTER_STOP", "LIKELY_CAUSES", "LONE_SOLVE_MIN", "NonFiniteError",
+           "blas_limit", "blas_threads", "drain_queue", "finite_factor", "gram",
+           "map_balanced", "map_threads", "matmul", "max_threads", "planned_threads",
+           "rmatmul", "row_slices", "spd_cholesky", "spd_solve", "split_rows",
+           "split_threads", "syrk_lower", "thread_budget", "thread_plan"]
+
+__getattr__, __dir__ = _lazy_exports(globals(), {
+    "._errors": ["LIKELY_CAUSES", "NonFiniteError"],
+    "._lapack": ["syrk_lower"],
+    "._products": ["gram", "matmul", "rmatmul", "split_rows"],
+    "._spd": ["JITTER_START", "JITTER_STOP", "finite_factor", "spd_cholesky", "spd_solve"],
+    "._threads": ["LONE_SOLVE_MIN", "blas_limit", "blas_threads", "drain_queue",
+                  "map_balanced", "map_threads", "max_threads", "planned_threads",
+                  "row_slices", "split_threads", "thread_budget", "thread_plan"],
+})
