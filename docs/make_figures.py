@@ -18,11 +18,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from sparsekernel import ReducedSVC  # noqa: E402
 from sparsekernel.datasets import load_banana, load_ripley  # noqa: E402
+from sparsekernel.inspection import NBasisCurveDisplay, plot_decision_boundary  # noqa: E402
 from sparsekernel.model_selection import (  # noqa: E402
-    NBasisCurveDisplay,
     SearchBoundaryWarning,
     UniformDesignSearchCV,
-    plot_decision_boundary,
     plot_ud_search,
 )
 
@@ -43,7 +42,7 @@ def decision_boundary_figure():
     """Ripley's data: regions of a 15-basis-function RSVM, basis points ringed."""
     X, y, _, _ = load_ripley()
     clf = ReducedSVC(C=10.0, gamma=8.0, n_basis=15, random_state=0).fit(X, y)
-    ax = plot_decision_boundary(clf, X, y)
+    ax = plot_decision_boundary(clf, X, y).ax_
     ax.set_title("ReducedSVC, n_basis=15, on Ripley's data")
     return ax.figure
 

@@ -14,8 +14,8 @@ _FRESH_IMPORT = (
 )
 
 _FAMILIES = ["basis", "cli", "compute", "datasets", "decomposition", "distributed", "features",
-             "io", "kernels", "lssvm", "model_selection", "solvers", "sparse_margin", "svm",
-             "utils"]
+             "inspection", "io", "kernels", "lssvm", "model_selection", "solvers",
+             "sparse_margin", "svm", "utils"]
 
 
 def test_estimator_import_loads_no_heavy_dependency():

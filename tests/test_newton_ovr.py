@@ -82,14 +82,28 @@ def test_without_kept_hessians_same_solution():
         np.testing.assert_allclose(a.coef, b.coef, atol=1e-9)
 
 
+def _providers(F, gather_bytes):
+    """Every row provider of F: in memory on one thread or two, and block by block (dense
+    blocks of 37 rows, and CSR)."""
+    import scipy.sparse as sp
+
+    from sparsekernel.solvers._blocks import ArrayBlocks
+    from sparsekernel.solvers._rows import ArrayRows, BlockRows
+
+    return [("memory, 1 thread", ArrayRows(F, 1, gather_bytes), 1),
+            ("memory, 2 threads", ArrayRows(F, 2, gather_bytes), 2),
+            ("blocks", BlockRows(ArrayBlocks(F, block_rows=37), gather_bytes), 1),
+            ("CSR blocks", BlockRows(ArrayBlocks(sp.csr_matrix(F), block_rows=50),
+                                     gather_bytes), 1)]
+
+
 def test_hessian_updates_in_place_equal_rebuilds(monkeypatch):
     """The kept Hessian updated in place (rows in, rows out, float64 and float32 products,
-    rows split over two threads) equals the one built from the new rows; the upper triangle
-    stays untouched."""
-    from sparsekernel.compute import _products as _parallel
-    from sparsekernel.solvers.newton_ovr import _hessian, _update
+    rows split over two threads, or read block by block) equals the one built from the
+    new rows; the upper triangle stays untouched."""
+    from sparsekernel.compute import _products
 
-    monkeypatch.setattr(_parallel, "_PARALLEL_MIN_WORK", 0.0)  # two threads: two slices
+    monkeypatch.setattr(_products, "_PARALLEL_MIN_WORK", 0.0)  # two threads: two slices
     F, _, sw = _problem(n=600, seed=8)
     cs = 7.0 * sw
     rng = np.random.default_rng(0)
@@ -97,31 +111,63 @@ def test_hessian_updates_in_place_equal_rebuilds(monkeypatch):
     new = np.sort(rng.choice(600, 250, replace=False))
     enter, leave = np.setdiff1d(new, old), np.setdiff1d(old, new)
     low = np.tril_indices(F.shape[1] + 1)
-    for dtype, eps in ((np.float64, 1e-13), (np.float32, 1e-6)):  # of the largest entry
-        for threads in (1, 2):
-            H = _hessian(F, cs, old, threads, dtype=dtype)
-            _update(H, F, cs, enter, leave, threads, gather_bytes=8 * 17 * F.shape[1],
-                    dtype=dtype)
-            A = np.hstack([F[new], np.ones((len(new), 1))]) * np.sqrt(cs[new])[:, None]
-            expected = np.eye(F.shape[1] + 1) + A.T @ A
+    A = np.hstack([F[new], np.ones((len(new), 1))]) * np.sqrt(cs[new])[:, None]
+    expected = np.eye(F.shape[1] + 1) + A.T @ A
+    for name, rows, threads in _providers(F, gather_bytes=8 * 17 * F.shape[1]):
+        for dtype, eps in ((np.float64, 1e-13), (np.float32, 1e-6)):  # of the largest entry
+            H = rows.add_gram(np.eye(F.shape[1] + 1), cs, old, 1.0, threads, dtype)
+            rows.add_gram(H, cs, enter, 1.0, threads, dtype)
+            rows.add_gram(H, cs, leave, -1.0, threads, dtype)
             np.testing.assert_allclose(H[low], expected[low], rtol=0,
-                                       atol=eps * np.abs(expected).max())
+                                       atol=eps * np.abs(expected).max(), err_msg=name)
             assert not np.triu(H, 1).any()
+
+
+def test_every_provider_gives_the_same_products_and_rows():
+    """margins, gradient and take: the same numbers from the rows in memory and block by
+    block (the provider interface of solvers._rows)."""
+    F, Y, _ = _problem(n=300, seed=3)
+    W = np.random.default_rng(1).standard_normal((F.shape[1], 3))
+    idx = np.array([299, 0, 150, 37, 38, 7])
+    for name, rows, _ in _providers(F, gather_bytes=2**20):
+        assert rows.shape == F.shape and rows.dtype == F.dtype
+        np.testing.assert_allclose(rows.margins(W), F @ W, rtol=1e-12, err_msg=name)
+        np.testing.assert_allclose(rows.gradient(Y), np.vstack([F.T @ Y, Y.sum(axis=0)]),
+                                   rtol=1e-12, atol=1e-12, err_msg=name)
+        np.testing.assert_array_equal(rows.take(idx), F[idx], err_msg=name)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_the_solver_is_the_same_on_rows_read_block_by_block(k):
+    """newton_ovr on a CSR matrix or on row blocks (its rows streamed through BlockRows)
+    reaches the model it reaches on the dense array in memory."""
+    import scipy.sparse as sp
+
+    from sparsekernel.solvers._blocks import ArrayBlocks
+
+    F, Y, sw = _problem(n=700, seed=4)
+    dense = newton_ovr(F, Y[:, :k], C=20.0, sample_weight=sw, tol=1e-10)
+    for other in (sp.csr_matrix(F), ArrayBlocks(F, block_rows=64)):
+        streamed = newton_ovr(other, Y[:, :k], C=20.0, sample_weight=sw, tol=1e-10)
+        for a, b in zip(dense, streamed, strict=True):
+            assert b.converged
+            np.testing.assert_allclose(b.coef, a.coef, rtol=1e-8, atol=1e-9)
+            np.testing.assert_allclose(b.intercept, a.intercept, rtol=1e-8, atol=1e-9)
 
 
 def test_a_single_problem_updates_its_hessian(monkeypatch):
     """Binary classification (one problem) updates its kept Hessian by the rows that changed
     side instead of rebuilding it from every active row, to the same solution."""
-    from sparsekernel.solvers import newton_ovr as module
+    from sparsekernel.solvers._rows import ArrayRows
 
     F, Y, sw = _problem(n=2000, seed=6)
-    rows, add_gram = [], module._add_gram
+    rows, add_gram = [], ArrayRows.add_gram
 
-    def counting(H, F, cs, idx, *args):
+    def counting(self, H, weights, idx, *args):
         rows.append(len(idx))
-        return add_gram(H, F, cs, idx, *args)
+        return add_gram(self, H, weights, idx, *args)
 
-    monkeypatch.setattr(module, "_add_gram", counting)
+    monkeypatch.setattr(ArrayRows, "add_gram", counting)
     (kept,) = newton_ovr(F, Y[:, :1], C=30.0, sample_weight=sw, tol=1e-12, n_threads=1)
     n_kept, rows[:] = sum(rows), []
     (rebuilt,) = newton_ovr(F, Y[:, :1], C=30.0, sample_weight=sw, tol=1e-12, n_threads=1,
@@ -236,9 +282,11 @@ def test_warm_start_from_sampled_rows_same_solution(monkeypatch, m, stride):
     before = mod.newton_ovr_bytes(4000, m, 4, 2)
     monkeypatch.setattr(mod, "WARM_WORK", 0.0)
     assert mod._warm_stride(4000, m) == stride
-    sizes, grams = [], mod._add_grams
-    monkeypatch.setattr(mod, "_add_grams", lambda H, F_, cs, rows, *a: sizes.append(len(rows))
-                        or grams(H, F_, cs, rows, *a))
+    from sparsekernel.solvers._rows import ArrayRows
+
+    sizes, grams = [], ArrayRows.add_gram
+    monkeypatch.setattr(ArrayRows, "add_gram", lambda self, H, cs, rows, *a:
+                        sizes.append(len(rows)) or grams(self, H, cs, rows, *a))
     warm = newton_ovr(F, Y, C=30.0, sample_weight=sw, tol=1e-12)
     assert max(sizes) < 4000  # never a Hessian over every row
     for a, b in zip(cold, warm, strict=True):

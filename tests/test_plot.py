@@ -17,14 +17,12 @@ from sklearn.preprocessing import SplineTransformer, StandardScaler
 from sklearn.svm import SVC
 
 from sparsekernel import ReducedSVC, ReducedSVR, SmoothSVC
+from sparsekernel.inspection import NBasisCurveDisplay, n_basis_curve, plot_decision_boundary
 from sparsekernel.model_selection import (
     UD_TABLES,
-    NBasisCurveDisplay,
     SearchBoundaryWarning,
     UniformDesignSearchCV,
     check_search_boundary,
-    n_basis_curve,
-    plot_decision_boundary,
     plot_ud_search,
     ud_points,
 )
@@ -139,7 +137,7 @@ def test_display_from_arrays_plots_on_a_given_axes(plt):
 def test_decision_boundary_rings_every_basis_point(plt, moons):
     X, y, _, _ = moons
     clf = ReducedSVC(n_basis=12, random_state=0).fit(X, y)
-    ax = plot_decision_boundary(clf, X, y)
+    ax = plot_decision_boundary(clf, X, y).ax_
     basis = _collection(ax, "basis points")
     np.testing.assert_array_equal(basis.get_offsets(), clf.basis_)
     assert len(basis.get_offsets()) == len(clf.basis_) == 12
@@ -152,7 +150,7 @@ def test_decision_boundary_with_a_sparse_basis_and_three_classes(plt):
     X, y = make_blobs(150, centers=3, random_state=0)
     clf = ReducedSVC(n_basis=9, random_state=0).fit(sp.csr_matrix(X), y)
     assert sp.issparse(clf.basis_)
-    ax = plot_decision_boundary(clf, sp.csr_matrix(X), y)
+    ax = plot_decision_boundary(clf, sp.csr_matrix(X), y).ax_
     np.testing.assert_allclose(_collection(ax, "basis points").get_offsets(),
                                clf.basis_.toarray())
     assert [c.get_label() for c in ax.collections if c.get_label().startswith("class")] == [
@@ -162,7 +160,7 @@ def test_decision_boundary_with_a_sparse_basis_and_three_classes(plt):
 def test_decision_boundary_maps_a_pipeline_basis_back(plt, moons):
     X, y, _, _ = moons
     pipe = make_pipeline(StandardScaler(), ReducedSVC(n_basis=10, random_state=0)).fit(X, y)
-    ax = plot_decision_boundary(pipe, X, y)
+    ax = plot_decision_boundary(pipe, X, y).ax_
     expected = pipe[0].inverse_transform(pipe[-1].basis_)
     np.testing.assert_allclose(_collection(ax, "basis points").get_offsets(), expected)
 
@@ -172,7 +170,7 @@ def test_decision_boundary_skips_a_basis_it_cannot_map_back(plt, moons):
     pipe = make_pipeline(SplineTransformer(), ReducedSVC(n_basis=10, random_state=0))
     pipe.fit(X, y)
     with pytest.warns(UserWarning, match="basis points are not drawn"):
-        ax = plot_decision_boundary(pipe, X, y)
+        ax = plot_decision_boundary(pipe, X, y).ax_
     assert not [c for c in ax.collections if c.get_label().startswith("basis")]
 
 
@@ -180,8 +178,30 @@ def test_decision_boundary_without_a_basis(plt, moons):
     X, y, _, _ = moons
     clf = SmoothSVC(kernel="linear").fit(X, y)
     assert clf.basis_ is None
-    ax = plot_decision_boundary(clf, X, y)
+    ax = plot_decision_boundary(clf, X, y).ax_
     assert not [c for c in ax.collections if c.get_label().startswith("basis")]
+
+
+@pytest.mark.parametrize("centers", [2, 3])
+def test_decision_boundary_is_sklearns_display_of_the_predictions(plt, centers):
+    """The regions are scikit-learn's DecisionBoundaryDisplay of ``predict`` on a grid
+    covering X, class i in the colour of the points of class i."""
+    from sklearn.inspection import DecisionBoundaryDisplay
+
+    X, y = make_blobs(120, centers=centers, random_state=1)
+    y = np.asarray(["a", "b", "c"])[y]  # string labels: the regions hold class indices
+    clf = ReducedSVC(n_basis=10, random_state=0).fit(X, y)
+    disp = plot_decision_boundary(clf, X, y, grid_resolution=40)
+    assert isinstance(disp, DecisionBoundaryDisplay) and disp.xx0.shape == (40, 40)
+    grid = np.c_[disp.xx0.ravel(), disp.xx1.ravel()]
+    expected = np.searchsorted(clf.classes_, clf.predict(grid)).reshape(disp.xx0.shape)
+    np.testing.assert_array_equal(disp.response, expected)
+    assert disp.xx0.min() < X[:, 0].min() and disp.xx0.max() > X[:, 0].max()
+    points = [c for c in disp.ax_.collections if c.get_label().startswith("class")]
+    surface = disp.surface_
+    for i, collection in enumerate(points):
+        colour = collection.get_facecolor()[0][:3]
+        np.testing.assert_allclose(surface.cmap(surface.norm(i))[:3], colour)
 
 
 @pytest.mark.parametrize("shape", [(50, 3), (50,)])
@@ -280,8 +300,9 @@ def test_plots_name_the_extra_when_matplotlib_is_missing(monkeypatch, moons):
 
 
 def test_importing_the_plots_does_not_import_matplotlib():
-    code = ("import sys; from sparsekernel.model_selection import NBasisCurveDisplay, "
-            "n_basis_curve, plot_decision_boundary, plot_ud_search; "
+    code = ("import sys; from sparsekernel.inspection import NBasisCurveDisplay, "
+            "n_basis_curve, plot_decision_boundary; "
+            "from sparsekernel.model_selection import plot_ud_search; "
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

@@ -95,6 +95,6 @@ __getattr__, __dir__ = _lazy_exports(
                  "SmoothSVC", "SmoothSVR"],
     },
     submodules=["base", "basis", "cli", "compute", "datasets", "decomposition", "distributed",
-                "features", "io", "kernels", "lssvm", "model_selection", "solvers",
+                "features", "inspection", "io", "kernels", "lssvm", "model_selection", "solvers",
                 "sparse_margin", "svm", "utils"],
 )

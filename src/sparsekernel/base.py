@@ -358,7 +358,7 @@ class KernelExpansionMixin:
         """``K(X, Z) coef^T + intercept`` in memory-bounded row blocks: shape (n, n_outputs)."""
         check_is_fitted(self)
         X = self._validate_X(X)
-        with thread_plan():  # (one-thread BLAS: waking its threads cost ~1 ms per product)
+        with thread_plan():  # (one-thread BLAS: waking its threads costs time on every product)
             coef = self._expansion_coef()
             if self.basis_ is None:  # linear model in the primal on X itself
                 scores = np.asarray(X @ coef)

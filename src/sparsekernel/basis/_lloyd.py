@@ -1,10 +1,10 @@
 """Lloyd's k-means iterations on BLAS-3 products, for landmarks.
 
 Why not scikit-learn's ``KMeans``: the landmarks need a few Lloyd iterations from random rows,
-nothing more, and importing ``sklearn.cluster`` costs about 0.2 s in a fresh process, as much
-as the rest of a small LowRankSVC fit (dna: 0.27 s). Here the distances of a row block to the
-centres are one product ``X_b Z^T`` (dense or CSR rows) on the planned threads, the new centres
-one sparse-indicator product ``S X``; nothing larger than a block of distances is formed.
+nothing more, and importing ``sklearn.cluster`` in a fresh process costs as much as the rest
+of a small LowRankSVC fit. Here the distances of a row block to the centres are one product
+``X_b Z^T`` (dense or CSR rows) on the planned threads, the new centres one sparse-indicator
+product ``S X``; nothing larger than a block of distances is formed.
 """
 
 from __future__ import annotations

@@ -83,17 +83,14 @@ class KMeansBasis(BasisSelector):
     package's own BLAS-3 loop (:mod:`sparsekernel.basis._lloyd`; importing scikit-learn's
     KMeans cost as much as a small fit), with 'k-means++' scikit-learn's ``KMeans``. The
     start is random rows rather than k-means++ on purpose: k-means++ adds m sequential
-    distance passes, which cost 2-4x the rest of a LowRankSVC fit (mnist_5k, m = 448: 3.0 s
-    against 0.8 s) for the same test error after the Lloyd iterations (dna, pendigits,
-    letter, mnist_5k: within 0.3 points, either way).
+    distance passes, which cost more than the rest of a LowRankSVC fit, for the same test
+    error after the Lloyd iterations.
 
     Parameters
     ----------
     max_iter : int, default=5
-        Lloyd iterations. Five gave the test error of ten (LowRankSVC, means of 2-5 landmark
-        draws: pendigits 1.68 against 1.78 %, letter 3.42 against 3.35 %, mnist_5k, dna and
-        shuttle the same, ijcnn1 1.22 against 1.21 %) at half the clustering time, which
-        was a third of a small fit (pendigits 0.15 -> 0.10 s, ijcnn1 5.26 -> 4.99 s).
+        Lloyd iterations. Five gave the test error of ten (LowRankSVC) at half the
+        clustering time, a sizeable share of a small fit.
     subsample : int or None, default=20000
         Rows used for clustering (at least ``n_basis``); None uses all rows.
     init : {'random', 'k-means++'}, default='random'

@@ -8,8 +8,8 @@ Duplicate landmarks therefore cost one feature each and never produce infinities
 eigenvalues of an indefinite kernel (sigmoid) are dropped as well. The default ``rcond`` is
 ``10 * eps`` of the feature dtype (2.2e-15 for float64, 1.2e-6 for float32), because rounding
 errors of size eps in K(x, Z) are amplified by lambda^(-1/2) in the features: float32 features
-cannot resolve smaller eigenvalues (on the checkerboard a floor of m * eps32 instead dropped
-useful components and raised the error).
+cannot resolve smaller eigenvalues (a floor of m * eps32 instead dropped useful components
+and raised the error).
 
 Cholesky whitening (``method='cholesky'``, LowRankSVC's default). A pivoted Cholesky
 factorization P^T K(Z, Z) P = L L^T (LAPACK ``pstrf``) stops when the largest remaining pivot
@@ -17,12 +17,11 @@ factorization P^T K(Z, Z) P = L L^T (LAPACK ``pstrf``) stops when the largest re
 times an upper bound of lambda_max (the largest absolute row sum). The r landmarks chosen
 before that, Z_r, give F = K(X, Z_r) L_r^(-T): the Nystrom approximation on the numerically
 independent landmarks, within the floor of the eigen map's (the others are in their span to
-that accuracy). Duplicates and near-duplicates are dropped, so r <= m (328 of 1000 landmarks
-on the float32 checkerboard, as the eigen map keeps 328 components), and a linear model with
-the rotation-invariant penalty ||beta||^2 sees the same features up to a rotation. The map is
-a product with the triangular M = L_r^(-T) on r landmarks: half the flops of the dense product
-with U Lambda^(-1/2) on all m (0.38 s against 0.75 s at n = 20,000, m = r = 2000), and no
-eigendecomposition.
+that accuracy). Duplicates and near-duplicates are dropped, so r <= m (typically as many as
+the components the eigen map keeps), and a linear model with the rotation-invariant penalty
+||beta||^2 sees the same features up to a rotation. The map is a product with the triangular
+M = L_r^(-T) on r landmarks: half the flops of the dense product with U Lambda^(-1/2) on all
+m, and no eigendecomposition.
 """
 
 from __future__ import annotations
@@ -122,11 +121,11 @@ def upper_product(B, M):
 
     Panel j of the result needs only the columns of B up to the panel's end, so the panels
     are computed right to left, each written over columns no later panel reads. The flops
-    are (p + 1) / (2 p) of a dense product's for p panels (1.1x a triangular multiply's at
-    m = 2,112). Why not BLAS ``trmm``: SciPy's wrapper holds the GIL, so the blocks that the
-    library's threads compute side by side ran one at a time. ijcnn1 (n = 50k, m = 2,112,
-    float32, 2 threads): the features took 2.3-2.4 s with trmm, 1.5-1.8 s with these
-    panels (256 columns: 128-256 were fastest, 4096, one dense product, 1.7x slower).
+    are (p + 1) / (2 p) of a dense product's for p panels (near a triangular multiply's
+    half for many panels). Why not BLAS ``trmm``: SciPy's wrapper holds the GIL, so the
+    blocks that the library's threads compute side by side ran one at a time, and the
+    features took longer with it than with these panels. ``_PANEL`` columns is among the
+    fastest widths; one dense product (a single panel) was much slower.
     """
     m = M.shape[0]
     for start in range(((m - 1) // _PANEL) * _PANEL, -1, -_PANEL):
@@ -164,8 +163,8 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
         return _cholesky_map(kernel, Z, K, eigenvalue_floor(dtype, rcond))
     K = 0.5 * (K + K.T)  # exact symmetry for eigh
     # In the features' precision (float32 features cannot use more; it halves the time),
-    # on one thread: LAPACK's eigensolvers synchronize often, and on a busy 2-core machine
-    # two OpenBLAS threads took 19 s for m = 2000 against 4-5 s for one.
+    # on one thread: LAPACK's eigensolvers synchronize often, and on a busy machine two
+    # OpenBLAS threads were far slower than one.
     with blas_threads(1):
         lam, U = eigh(K.astype(np.result_type(dtype, np.float32), copy=False), driver="evd")
     lam, U = lam[::-1].astype(np.float64), U[:, ::-1].astype(np.float64)  # descending
@@ -272,9 +271,8 @@ class NystromMapMixin:
         evaluates the reduced kernel model K(X, Z) mu + b, never the features (the LLSVM
         paper's mu = U Lambda^(-1/2) beta). Formed once at the end of each fit
         (:meth:`_after_fit`) and reused while ``normalization_`` is the same array and
-        ``coef_`` holds the same values: the m-square product cost every prediction 2.2 ms
-        on dna's 1,663 landmarks (a fifth of predicting its 1,186 test rows, nearly all of
-        predicting one row)."""
+        ``coef_`` holds the same values: the m-square product would otherwise be a sizeable
+        share of every prediction, and nearly all of predicting one row."""
         if self.normalization_ is None:  # the identity map: coef_ is mu itself
             return np.atleast_2d(self.coef_).T
         kept = self.__dict__.get("_expansion")

@@ -29,7 +29,7 @@ DENSE_Z_BYTES = 64 * 2**20
 def dense_landmarks(Z, memory_budget=np.inf):
     """Z as a dense array when it is sparse and small: sparse X times dense Z^T is one pass
     over the nonzeros of X, while sparse times sparse builds a sparse product of a matrix
-    that is dense anyway (w8a, m = 2231 centres: 1.9 s of the kernel's 3.3 s)."""
+    that is dense anyway, at a large share of the kernel's time."""
     limit = min(DENSE_Z_BYTES, memory_budget / 8)
     if sp.issparse(Z) and 8.0 * Z.shape[0] * Z.shape[1] <= limit:
         return Z.toarray()

@@ -310,8 +310,8 @@ class Kernel:
         """K(X, X), exactly symmetric, from half the products and exponentials: row blocks
         of near-equal area, each computing its rows against the rows up to its last and
         writing that strip's transpose above the diagonal (no two blocks write the same
-        entries). The exponential is most of an RBF kernel's time (dna's 2,000 rows: 25 ->
-        15 ms on two threads), and the full-kernel fits take K(X, X) whole."""
+        entries). The exponential is most of an RBF kernel's time, so computing half of it
+        pays, and the full-kernel fits take K(X, X) whole."""
         n = X.shape[0]
         out = np.empty((n, n), dtype=F.working_dtype(X, X))
         Xd = F.dense_landmarks(X, self.memory_budget)
@@ -333,7 +333,7 @@ class Kernel:
                 raise ValueError(self._non_finite_message(X[r0:r1], Xd[:r1]))
             out[r0:r1, :r1] = K
             D = out[r0:r1, r0:r1]  # the diagonal block: its lower triangle mirrored too
-            for i in range(r1 - r0 - 1):  # (row slices: index arrays cost 3 ms a block)
+            for i in range(r1 - r0 - 1):  # (row slices: cheaper than index arrays)
                 D[i, i + 1:] = D[i + 1:, i]
             out[:r0, r0:r1] = K[:, :r0].T
 

@@ -9,10 +9,10 @@ points (the new one included), the bias is the ordinary unpenalised LS-SVM bias,
 first N_w points are solved exactly before pruning starts. The paper reports no test-MSE
 number for its sine study, only Figures 1-2 (fit on the 1000 test x against the true f) and
 "almost same performance" as the full LS-SVM. In our reproduction
-(``benchmarks/bench_lssvm.py``, 10 seeds) the N_w = 200 model after 1000 points has about
-twice the full LS-SVM's MSE against the true f, but 1.01x its MSE against noisy test
-targets: keeping 200 of 1000 noisy points leaves more noise in the fit (a random 200-point
-subset gives about 4x); N_w of about 500 brings the ratio against f to 1.1.
+(``benchmarks/bench_lssvm.py``, results/lssvm.md) the budgeted model matches the full
+LS-SVM's MSE against noisy test targets but not against the true f: keeping a fifth of the
+noisy points leaves more noise in the fit (though far less than a random subset of that
+size), and a larger N_w closes most of the gap.
 
 Each arrival costs O(N_w^2): :class:`~sparsekernel.solvers.IncrementalLSSVM` borders and
 downdates the inverse of the working set's system instead of solving it afresh (O(N_w^3)).
@@ -53,14 +53,13 @@ class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernel
     arrival and memory. Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`).
 
     Pruning forgets rows for good, one arrival at a time, so it loses accuracy where no
-    n_basis of the rows summarise the data. On abalone (seeded 70/30 split, ``gamma='scale'``,
-    C = 1, n_basis = 200) it scores test R^2 = 0.31 with the rows in random order and -4.2
-    with them sorted by target, where the exact LS-SVR and the reduced one on 200 random
-    basis functions both score 0.565. When the rows need not be forgotten, stream them into
+    n_basis of the rows summarise the data, and most when the rows arrive in an order (sorted
+    by target, say), where the exact LS-SVR and a reduced one on as many random basis
+    functions do far better. When the rows need not be forgotten, stream them into
     :meth:`LSSVR(n_basis=m).partial_fit <sparsekernel.LSSVR.partial_fit>` instead: O(m^2)
-    memory as well, and after every chunk the reduced LS-SVR of all the rows seen (on
-    abalone in chunks of 500 rows: 0.565, and 0.560 sorted by target, whose first chunk
-    chooses the basis).
+    memory as well, and after every chunk the reduced LS-SVR of all the rows seen (nearly
+    as accurate as the exact one in either order, though the first chunk chooses the
+    basis).
 """ + KERNEL_PARAMS + """    n_basis : int, default=200
         Number m of basis functions of the fitted model: here the budget N_w of support
         vectors the working set keeps (an int only: a stream has no n to take a fraction

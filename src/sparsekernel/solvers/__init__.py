@@ -7,9 +7,9 @@ small eigenproblems of :mod:`~sparsekernel.solvers.eigen`. NaN or infinity met o
 """
 
 # Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``): importing one
-# solver, as every estimator module does, need not load the other ten (~10 ms). Functions
-# named as their modules are bound now: importing the module (``solvers.dual_cd``) would
-# otherwise leave the module, not the function, under that name.
+# solver, as every estimator module does, need not load the other ten. Functions named as
+# their modules are bound now: importing the module (``solvers.dual_cd``) would otherwise
+# leave the module, not the function, under that name.
 from .. import _lazy_exports
 from .basis_lbfgs import basis_lbfgs
 from .dual_cd import dual_cd

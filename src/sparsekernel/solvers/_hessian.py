@@ -7,8 +7,8 @@ instead of |active| m^2; late iterations change a few rows. A full rebuild happe
 than half of the active rows changed and every ``refresh_every`` updates (to bound drift).
 
 Mixed precision. While the active set is still changing wholesale (early iterations, where
-most of the work lies: from w = 0 every row is active), H is built in float32, twice the
-speed of float64 and half the copy traffic: rebuilt, or updated in float32 by the changed rows
+most of the work lies: from w = 0 every row is active), H is built in float32, faster
+than float64 and half the copy traffic: rebuilt, or updated in float32 by the changed rows
 when fewer rows changed than are active. The Hessian only sets the search direction; the
 gradient, objective and stopping test stay in float64, so the solution is as accurate as
 before. Once the active set settles (at most ``SETTLED`` of the active rows change), H is
@@ -86,8 +86,8 @@ class NewtonSystem:
 
         The work is rows times m^2 either way, so a float32 H is updated while fewer rows
         changed than are active, and replaced by an exact rebuild once at most
-        ``SETTLED`` of the active rows change: on ijcnn1 (m = 1500) that is the 6th of 10
-        iterations, and 20 % less Gram work than rebuilding until the change halves.
+        ``SETTLED`` of the active rows change, which takes less Gram work than rebuilding
+        until the change halves.
         """
         if self.q is None:
             return "fast"
@@ -136,7 +136,7 @@ class _GramAccumulator:
     several row blocks instead of once per block. NumPy, not ``scipy.linalg.blas``, does the
     product on purpose: the row passes around it use NumPy's OpenBLAS, and alternating
     between two OpenBLAS builds leaves one library's threads spinning on the cores the other
-    needs (measured: syrk at half speed).
+    needs (measured: a markedly slower syrk).
     """
 
     def __init__(self, m, dtype, buffers, n_rows, start=None, gather_bytes=GATHER_BYTES):

@@ -104,8 +104,8 @@ class LSSVMPath:
     sit at its end. On a subset, the factor's leading rows up to the first removed one are
     still the factor of those rows (a row's entries left of the diagonal depend only on the
     rows above it); only the Schur complement of the other rows is formed (one product of
-    their leading columns with themselves) and factored. Pruning 5 % a round from abalone's
-    2,338 rows, that leaves about a tenth of a full factorization a round. A factor that
+    their leading columns with themselves) and factored. Pruning 5 % a round, that leaves
+    a small fraction of a full factorization a round. A factor that
     needed a jitter, or a subset that keeps less than ``REFACTOR_LEAD`` of the factor, is
     refactored whole (the Schur complement of a jittered factor would be another matrix's).
 

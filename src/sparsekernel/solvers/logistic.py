@@ -31,10 +31,9 @@ the system:
   at Z = 0 (the first step takes one CG step), inverted through the eigenvectors of the
   (m+1)^2 matrix A, rebuilt once per Newton step (``_KroneckerPreconditioner``).
 
-The threshold between the two is measured: on 10 classes, tol=1e-4, one BLAS thread, exact
-Newton took 8 iterations; at p = 1010 (n = 2000) exact Newton took 1.3 s against 2.6 s for
-scipy's trust-region Newton-CG (unpreconditioned), at p = 3480 (n = 7494) 41 s against 6.7 s.
-Exact Newton's cost grows as n p^2, the CG methods' as n p, and the two meet near p = 2000.
+The threshold between the two is measured (10 classes, one BLAS thread, against scipy's
+unpreconditioned trust-region Newton-CG): exact Newton's cost grows as n p^2, the CG methods'
+as n p, and exact Newton stops being the faster near p = 2000.
 
 Products with F run in F's dtype (float32 stays float32) on the planned threads, split by rows
 (:mod:`sparsekernel.compute`); logits, probabilities and iterates are float64.

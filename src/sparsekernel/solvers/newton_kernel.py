@@ -20,9 +20,9 @@ same model, solved in the rows' coordinates. Why a solver of its own: the gradie
 ``Q g`` with ``g = a - C s Y max(0, 1 - Y f)``, zero exactly when ``a = 0`` outside the
 active set A (rows inside the margin) and ``(Q_AA + diag(1 / (C s_A))) a_A = Y_A`` on it. So
 the Newton point of an active set is one |A|-square solve, where the feature-space Newton
-sums and factors an (n + 1)-square Hessian: dna (n = 2,000, 900-1,500 active rows a class),
-LowRankSVC on every row at C = 10: 0.73 s a fit through its features, 0.23 s this way
-(medians of fits in a loop, a script; the suite's first fits: 0.32-0.36 s).
+sums and factors an (n + 1)-square Hessian, after forming the features: with part of the
+rows inactive, the smaller system and no feature map make this the cheaper fit of the same
+model.
 
 Each iteration of a problem: the Newton point of its active set (from the problem's last
 float64 factor when the active set lies inside that system's rows and few have left:
@@ -32,22 +32,20 @@ new active set; it stops when a unit step leaves the active set unchanged (then 
 the Newton point itself: exactly optimal, zero off A). From ``a = 0`` every row is active
 in every problem, so the first system is factored once for all of them; the problems then
 run side by side on the planned threads, each with one BLAS thread, an iteration at a time
-on whichever thread is free (:func:`_advance_all`: dna's three classes on two threads, C = 1:
-fits 0.29-0.30 -> 0.27-0.28 s, medians of 10 in two paired runs).
+on whichever thread is free (:func:`_advance_all`), so a problem that needs more
+iterations than the others does not leave threads idle.
 
 Precision. While the active set moves, its systems are factored in float32 (LAPACK's
-``spotrf``: 4 ms at 1,000 square on one thread, against 7 ms for ``dpotrf`` and 12 ms for
-NumPy's float64 Cholesky; called without the GIL, :mod:`~sparsekernel.compute`,
-so the classes' factorizations overlap), when their rounding is harmless:
-``(n + trace K) max(C s)`` bounds the condition number, and times float32's epsilon it must
-stay below
-``F32_ROUNDING`` (dna at C = 100: 0.02). The line search, the margins and the iterates stay
-float64, so a float32 direction only costs an iteration's precision. Once a float32 point's
+``spotrf``, cheaper than ``dpotrf`` and NumPy's float64 Cholesky; called without the GIL,
+:mod:`~sparsekernel.compute`, so the classes' factorizations overlap), when their rounding
+is harmless: ``(n + trace K) max(C s)`` bounds the condition number, and times float32's
+epsilon it must stay below ``F32_ROUNDING``. The line search, the margins and the iterates
+stay float64, so a float32 direction only costs an iteration's precision. Once a float32 point's
 active set holds, it is refined to float64 accuracy through its own float32 factor
-(residuals in float64) and the next unit step ends the problem exactly; dna's three
-classes: 0.20 -> 0.15 s at C = 10, 0.26 -> 0.19 s at C = 1. All products run on SciPy's
-BLAS, as the factorizations: NumPy's, called between them, left its threads spinning (a
-GEMV through NumPy's BLAS beside SciPy's ``potrf`` on two threads doubled the solve).
+(residuals in float64) and the next unit step ends the problem exactly: the cheaper
+factorizations shorten the solve at no cost in its final accuracy. All products run on
+SciPy's BLAS, as the factorizations: NumPy's, called between them, left its threads spinning
+(a GEMV through NumPy's BLAS beside SciPy's ``potrf`` competed with it for the cores).
 """
 
 from __future__ import annotations
@@ -168,7 +166,7 @@ def _solve_on_subset(base_rows, L, rows, rhs):
     of R), ``y_R = 0`` fixes c by ``(M_PP^-1)_RR c = (M_PP^-1 r)_R``, and then ``y_A`` is
     the point: one solve with |R| + 1 right-hand sides (|R| |P|^2 multiply-adds) against
     a factorization's |A|^3 / 6. A regression whose first system holds every row and whose
-    tube then takes a few of them (abalone: 130 of 2,923) solves its later points so."""
+    tube then takes a few of them solves its later points so."""
     where = np.searchsorted(base_rows, rows)
     if (where[-1] >= len(base_rows) or not np.array_equal(base_rows[where], rows)
             or (len(base_rows) - len(rows)) * float(len(base_rows)) ** 2 > len(rows) ** 3 / 6):
@@ -191,8 +189,8 @@ def _system(K, rows, cs, memory=None, dtype=np.float64):
     systems are rounded from K's rows as they are gathered: no float32 copy of K, whose
     fresh 4 n^2 bytes cost more on a first fit than the wider reads), built in the flat
     array ``memory`` when it is large enough (a problem's previous system, spent by then:
-    glibc maps every array above 32 MB afresh, and first touches cost, ~2 ms a MB on this
-    project's machine)."""
+    glibc maps every array above 32 MB afresh, and the first touches of fresh pages
+    cost)."""
     s = len(rows)
     if memory is None or memory.dtype != dtype or memory.size < s * s:
         memory = np.empty(s * s, dtype=dtype)
@@ -246,7 +244,8 @@ def _q_product(K, d):
 def _advance_all(problems, n_threads):
     """Run every problem to its end on ``n_threads`` threads, an iteration at a time: a
     thread takes whichever problem waits next, so no thread idles while two problems are
-    left (dna's three classes on two threads ran two after one another on one of them).
+    left (with a fixed share of problems per thread, one thread could run two in turn
+    while another idled).
     Each problem's iterations stay in order and its own, so the results do not depend on
     the schedule, which :func:`~sparsekernel.compute.drain_queue` runs (pool threads
     only, the caller waiting; a failure stops the others after their iteration)."""

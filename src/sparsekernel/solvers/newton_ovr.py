@@ -5,9 +5,11 @@ Objective per column j of the targets (the SVM family's, :mod:`sparsekernel.svm.
     Phi_j(w, b) = 1/2 ||w||^2 + 1/2 b^2 + C/2 * sum_i s_i max(0, 1 - Y_ij f_i)^2,
     f = F w + b.
 
-Why a solver of its own. ``newton_armijo`` solves one problem at a time and streams F row
-block by row block at every step, which is right when F does not fit in memory. When it does
-and there are k problems on the same F, three things are shared or exact:
+The rows reach the solver through a provider (:mod:`sparsekernel.solvers._rows`: margins
+``F W``, gradients ``[F 1]^T V``, the Gram sum of a row set, a copy of some rows), held in
+memory or read block by block; the solver is the same. Why it is not ``newton_armijo``
+(one problem at a time, any smooth loss): with k problems on the same F and the exact
+squared hinge, three things are shared or exact:
 
 * From w = 0 every row violates the margin in every problem, so the first Hessian
   ``I + C [F 1]^T S [F 1]`` is the same for all k: one ``syrk`` and one Cholesky serve every
@@ -27,20 +29,18 @@ backtracking, and the iteration ends exactly when the active set stops changing:
 
 Large problems (``n m^2 >= WARM_WORK``) start from the solution on every stride-th row
 (:func:`_warm_stride`; C scaled by the stride, so that the objective is the same sum's
-estimate), solved the same way. The first Hessian over all n rows, a third of the solver's time
-on w8a (m = 2231), is then replaced by one on the rows active at that start: 22 % of them there
-(w8a fit 16.0 -> 13.8 s). How many rows the sample needs depends on m: a sample of a few rows
-per basis function fits them and violates the margin on most unseen rows. On ijcnn1 (m = 1,736,
-C = 10) every 8th row (6,249, 3.6 per basis function) left 57 % of all rows active at the
-start, its first full Newton step 0.9-1.0 s of a 1.5 s solve; from every 3rd (16,664, 9.6 per
-basis function) that step takes 0.6 s and leaves 8,312 rows active instead of 14,861, and the
-solve three full steps instead of four (0.8 s, the sample's 0.4 s included). So the sample has
-WARM_PER_BASIS rows per basis function where that is at most every WARM_MIN_STRIDE-th row, else
-every WARM_STRIDE-th row when that gives at least two per basis function (a9a, w8a: no faster
-with larger samples). Each problem then takes one Newton step on all rows at least: the
-sample's solution can meet the tolerance on the whole data's gradient (whose scale, the
-gradient at zero, grows with n) and still be another model (on Fashion-MNIST two of ten classes
-stopped there, and took four steps when made to go on).
+estimate), solved the same way. The first Hessian over all n rows, a large share of the
+solver's time, is then replaced by one on the rows active at that start, a fraction of them.
+How many rows the sample needs depends on m: a sample of a few rows per basis function fits
+them and violates the margin on most unseen rows, so the first full Newton step stays nearly
+as costly as from zero; a sample with several times as many rows per basis function leaves
+far fewer rows active and the solve fewer full steps, which more than pays for the sample. So
+the sample has WARM_PER_BASIS rows per basis function where that is at most every
+WARM_MIN_STRIDE-th row, else every WARM_STRIDE-th row when that gives at least two per basis
+function (where larger samples were no faster). Each problem then takes one Newton step on
+all rows at least: the sample's solution can meet the tolerance on the whole data's gradient
+(whose scale, the gradient at zero, grows with n) and still be another model (problems that
+stopped there took several more steps when made to go on).
 """
 
 from __future__ import annotations
@@ -50,18 +50,14 @@ import numpy as np
 from ..compute import (
     blas_threads,
     map_balanced,
-    map_threads,
-    matmul,
     planned_threads,
-    rmatmul,
     spd_solve,
-    split_rows,
     split_threads,
-    syrk_lower,
 )
 from ._constants import F32_PATIENCE, GATHER_BYTES
 from ._line_search import exact_step
 from ._result import SolverResult
+from ._rows import as_rows
 
 __all__ = ["newton_ovr", "newton_ovr_bytes"]
 
@@ -79,10 +75,12 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
 
     Parameters
     ----------
-    F : ndarray of shape (n, m)
-        Dense features, float32 or float64 (products stay in F's dtype, but for the
+    F : ndarray of shape (n, m), CSR matrix, row-block object or row provider
+        The features, float32 or float64 (products stay in F's dtype, but for the
         Hessians of a float32 solve that stalls or needs a jitter; the Hessians, the
-        margins and the iterates are float64).
+        margins and the iterates are float64), seen only through a row provider
+        (:mod:`sparsekernel.solvers._rows`): a dense array's rows in memory, anything
+        else's block by block (a stored CSR matrix, features recomputed from a kernel).
     Y : ndarray of shape (n, k)
         Targets in {-1, +1}, one column per problem.
     C : float
@@ -114,8 +112,8 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
         One per column of ``Y``: ``coef`` = w, ``intercept`` = b.
     """
     n_threads = planned_threads() if n_threads is None else max(1, int(n_threads))
-    state = _State(F, Y, C, sample_weight, n_threads, hessian_bytes)
-    state.gather_bytes = gather_bytes
+    state = _State(as_rows(F, n_threads, gather_bytes), Y, C, sample_weight, n_threads,
+                   hessian_bytes)
     history = []
     with blas_threads(1):
         stride = _warm_stride(*F.shape)
@@ -136,9 +134,10 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
 class _State:
     """Iterates, margins and active sets of the k problems."""
 
-    def __init__(self, F, Y, C, sample_weight, n_threads, hessian_bytes):
-        self.F, self.C, self.threads = F, float(C), n_threads
-        n, m = F.shape
+    def __init__(self, rows, Y, C, sample_weight, n_threads, hessian_bytes):
+        self.rows, self.C, self.threads = rows, float(C), n_threads
+        self.gather_bytes = rows.gather_bytes
+        n, m = rows.shape
         self.Y = np.asarray(Y, dtype=np.float64)
         self.s = (np.ones(n) if sample_weight is None
                   else np.asarray(sample_weight, dtype=np.float64))
@@ -153,23 +152,23 @@ class _State:
         self.warmed = False  # started from a sample's solution (warm_start)
         self.gnorm = np.full(k, np.inf)
         self.hessians = {}  # problem -> (H, the active rows it was built on, exact)
-        self.gram_dtype = F.dtype  # of the Hessians' products (_solve_system)
+        self.gram_dtype = rows.dtype  # of the Hessians' products (_solve_system)
         self.keep_hessians = k * 8.0 * (m + 1) ** 2 <= hessian_bytes
         self.hessian_bytes = hessian_bytes
 
     def warm_start(self, stride, tol, max_iter):
         """Start from the solution on every ``stride``-th row; the stopping scale stays
         that of the gradient at zero, as from a cold start."""
-        n, m = self.F.shape
+        n, m = self.rows.shape
         rows = slice(None, None, stride)
-        sub_F = np.ascontiguousarray(self.F[rows])
+        sub_F = self.rows.take(np.arange(0, n, stride))
         sub = newton_ovr(sub_F, self.Y[rows], self.C * n / len(sub_F), self.s[rows],
                          tol=max(tol, 1e-2), max_iter=max_iter, n_threads=self.threads,
                          hessian_bytes=self.hessian_bytes, gather_bytes=self.gather_bytes)
         del sub_F
         self.Z = np.array([np.append(r.coef, r.intercept) for r in sub]).T
-        self.f = matmul(self.F, self.Z[:m], self.threads) + self.Z[m]
-        grad0 = rmatmul(self.F, -self.C * self.s[:, None] * self.Y, self.threads)
+        self.f = self.rows.margins(self.Z[:m]) + self.Z[m]
+        grad0 = self.rows.gradient(-self.C * self.s[:, None] * self.Y)
         self.scale = np.maximum(1.0, np.abs(grad0).max(axis=0))
         self.warmed = True
 
@@ -178,7 +177,7 @@ class _State:
         todo = np.flatnonzero(~self.converged)
         R = 1.0 - self.Y[:, todo] * self.f[:, todo]
         V = np.where(R > 0, R, 0.0) * (-self.C * self.s)[:, None] * self.Y[:, todo]
-        G = self.Z[:, todo] + rmatmul(self.F, V, self.threads)
+        G = self.Z[:, todo] + self.rows.gradient(V)
         self.G = G
         gnorm = np.abs(G).max(axis=0)
         if self.scale is None:
@@ -207,8 +206,7 @@ class _State:
             rows = np.flatnonzero(active[:, 0])
 
             def build():
-                return _hessian(self.F, cs, rows, self.threads, self.gather_bytes,
-                                self.gram_dtype)
+                return self._hessian(cs, rows, self.threads)
 
             # One factorization, which the threads share.
             D, H, exact = self._solve_system(build(), self._exact(), -self.G, build,
@@ -227,7 +225,7 @@ class _State:
                 return self._dual_direction(rows, cs, -self.G[:, col], inner)
 
             def build():
-                return _hessian(self.F, cs, rows, inner, self.gather_bytes, self.gram_dtype)
+                return self._hessian(cs, rows, inner)
 
             H, exact = self._hessian_of(j, act, cs, inner, build)
             # Side by side, each problem has the one BLAS thread of the plan; a problem
@@ -247,12 +245,12 @@ class _State:
         its Hessian (a rebuild from every active row or an update by the rows that changed
         side, then an (m+1)-square Cholesky), and the flops of the cheaper. The dual only
         when the gathered rows fit ``gather_bytes``."""
-        m1, n_act = self.F.shape[1] + 1, int(np.count_nonzero(act))
+        m1, n_act = self.rows.shape[1] + 1, int(np.count_nonzero(act))
         summed = n_act
         prev = self.hessians.get(j)
         if prev is not None:
             summed = min(n_act, int(np.count_nonzero(act != prev[1])))
-        half = 0.5 if self.gram_dtype == np.float32 else 1.0  # float32 products: 2x faster
+        half = 0.5 if self.gram_dtype == np.float32 else 1.0  # float32: twice the SIMD lanes
         primal = half * summed * m1 * m1 / 2 + m1 ** 3 / 3
         if not 0 < n_act <= m1 or 8.0 * n_act * m1 > self.gather_bytes:
             return False, primal  # (its memory: a gather buffer and the (m+1)^2 squares)
@@ -263,14 +261,13 @@ class _State:
         """``H^-1 rhs`` for ``H = I + A^T A``, ``A = diag(sqrt(cs)) [F 1]`` on the active
         rows, by Woodbury: ``rhs - A^T (I + A A^T)^-1 A rhs``. With fewer active rows than
         basis functions (small data, large C, late iterations) the row-space system is the
-        smaller one to sum and factor; its eigenvalues are >= 1, so float64 and no jitter.
-        dna with the full basis (m = n = 2,000, 500-800 active rows a class): ReducedSVC
-        1.27 -> 0.51 s."""
-        m = self.F.shape[1]
+        smaller one to sum and factor (as with the full basis, m = n, once many rows have left
+        the margin); its eigenvalues are >= 1, so float64 and no jitter."""
+        m = self.rows.shape[1]
         A = np.empty((len(rows), m + 1))
         for start in range(0, len(rows), _DUAL_CHUNK):  # no gathered copy of all the rows
             part = rows[start:start + _DUAL_CHUNK]
-            A[start:start + len(part), :m] = self.F[part]
+            A[start:start + len(part), :m] = self.rows.take(part)
         A[:, m] = 1.0
         A *= np.sqrt(cs[rows])[:, None]
         with _solve_threads(threads, len(rows)):  # (BLAS threads spin between calls)
@@ -288,11 +285,11 @@ class _State:
         LONE_SOLVE_MIN (:func:`_solve_threads`; a rebuild sums its rows on the library's
         threads, each with one BLAS thread, as every product).
 
-        Float32 products make a Hessian twice as fast, and with whitened features (Nystrom)
-        as good. With raw kernel columns (ReducedSVC) at large C their rounding can swamp
-        the identity in ``I + C F^T F``: the Hessian then needs a jitter to factor, or
-        factors but points the wrong way, and Newton stalls (C = 1e4: every factor jittered
-        and all 50 iterations ran; C = 1e3: 50 instead of 5). So a Hessian that needs a
+        Float32 products make a Hessian faster, and with whitened features (Nystrom) as
+        good. With raw kernel columns (ReducedSVC) at large C their rounding can swamp the
+        identity in ``I + C F^T F``: the Hessian then needs a jitter to factor, or factors
+        but points the wrong way, and Newton stalls (runs to ``max_iter`` instead of ending
+        in a few iterations). So a Hessian that needs a
         jitter is rebuilt in float64 at once, and after F32_PATIENCE iterations of a problem
         (exact Newton takes 4-8) every later Hessian is summed in float64."""
         with _solve_threads(threads, len(H)):
@@ -316,14 +313,21 @@ class _State:
         if len(enter) + len(leave) >= np.count_nonzero(act) or (self._exact() and not exact_prev):
             return rebuild(), self._exact()
         dtype = self.gram_dtype
-        H = _update(H_prev.copy() if shared else H_prev, self.F, cs, enter, leave,
-                    n_threads, self.gather_bytes, dtype)
+        H = H_prev.copy() if shared else H_prev
+        self.rows.add_gram(H, cs, enter, 1.0, n_threads, dtype)
+        self.rows.add_gram(H, cs, leave, -1.0, n_threads, dtype)
         return H, exact_prev and dtype == np.float64
+
+    def _hessian(self, cs, rows, threads):
+        """``I + [F 1]_rows^T diag(cs_rows) [F 1]_rows`` (float64; its lower triangle, the
+        upper one zero), summed in the Hessians' current precision."""
+        H = np.eye(self.rows.shape[1] + 1)
+        return self.rows.add_gram(H, cs, rows, 1.0, threads, self.gram_dtype)
 
     def step(self, todo, D):
         """Exact line search along D for each problem; update iterates and margins."""
-        m = self.F.shape[1]
-        U = matmul(self.F, D[:m], self.threads) + D[m]
+        m = self.rows.shape[1]
+        U = self.rows.margins(D[:m]) + D[m]
         n_active = 0
         for col, j in enumerate(todo):
             c = self.Y[:, j] * U[:, col]
@@ -366,77 +370,6 @@ def _solve_threads(threads, size):
     """The BLAS threads for factoring and solving a lone size-square system (the shared
     first one, or a problem solved alone): :func:`~sparsekernel.compute.split_threads`'s."""
     return blas_threads(split_threads(1, threads, size)[2])
-
-
-def _hessian(F, cs, rows, n_threads=1, gather_bytes=GATHER_BYTES, dtype=None):
-    """I + [F 1]_rows^T diag(cs_rows) [F 1]_rows (float64; its lower triangle, the upper
-    one zero), row slices on the threads."""
-    return _add_grams(np.eye(F.shape[1] + 1), F, cs, rows, 1.0, n_threads, gather_bytes,
-                      dtype)
-
-
-def _update(H, F, cs, enter, leave, n_threads=1, gather_bytes=GATHER_BYTES, dtype=None):
-    """H + the gram of the rows that entered the active set - that of the rows that left,
-    in place (:func:`_add_gram`)."""
-    _add_grams(H, F, cs, enter, 1.0, n_threads, gather_bytes, dtype)
-    return _add_grams(H, F, cs, leave, -1.0, n_threads, gather_bytes, dtype)
-
-
-def _add_grams(H, F, cs, rows, sign, n_threads, gather_bytes, dtype):
-    """:func:`_add_gram` with the rows split over the threads: the first slice into H
-    itself, each other one into a square of its own, added after."""
-    m = F.shape[1]
-    parts = split_rows(len(rows), len(rows) * float(m) * m, n_threads, width=m)
-    if len(parts) == 1:
-        return _add_gram(H, F, cs, rows, sign, gather_bytes, dtype)
-
-    def part(k):
-        into = H if k == 0 else np.zeros_like(H)
-        return _add_gram(into, F, cs, rows[parts[k]], sign, gather_bytes, dtype)
-
-    for other in map_threads(part, range(len(parts)), len(parts))[1:]:
-        H += other
-    return H
-
-
-def _add_gram(H, F, cs, rows, sign, gather_bytes=GATHER_BYTES, dtype=None):
-    """``H += sign [F 1]_rows^T diag(cs_rows) [F 1]_rows`` on H's lower triangle, in place.
-
-    The rows are gathered into one buffer a chunk at a time (scaled in place: the gathers
-    are the solver's largest temporaries) and added by ``syrk`` straight into the float64 H
-    (:func:`~sparsekernel.compute.syrk_lower`), the bias border by a product with
-    the scales. Float32 products (``dtype``) go through one float32 square first, added to
-    H a chunk at a time (so the sums stay float64); buffer and, for float32 rows gathered
-    in float64, their float32 copy take ``gather_bytes`` together.
-    """
-    m = F.shape[1]
-    if not len(rows):
-        return H
-    dtype = np.dtype(dtype or F.dtype)
-    row_bytes = (dtype.itemsize + (F.itemsize if dtype != F.dtype else 0)) * max(m, 1)
-    step = max(1, int(gather_bytes // row_bytes))
-    buf = np.empty((min(step, len(rows)), m), dtype=dtype)
-    square = None if dtype == H.dtype else np.zeros((m, m), dtype=dtype)
-    for start in range(0, len(rows), step):
-        idx = rows[start:start + step]
-        w = cs[idx]
-        root = np.sqrt(w).astype(dtype)
-        G = buf[:len(idx)]
-        if idx[-1] - idx[0] == len(idx) - 1:  # a run of rows (sorted): scale without a gather
-            np.multiply(F[idx[0]:idx[-1] + 1], root[:, None], out=G)
-        else:
-            if dtype == F.dtype:
-                np.take(F, idx, axis=0, out=G, mode="clip")  # "raise" mode would buffer
-            else:
-                G[...] = F[idx]
-            G *= root[:, None]
-        if square is None:
-            syrk_lower(H, G, sign)
-        else:  # overwritten a chunk at a time (its upper triangle, never written, stays 0)
-            H[:m, :m] += syrk_lower(square, G, sign, beta=0.0)
-        H[m, :m] += sign * (root @ G)
-        H[m, m] += sign * w.sum()
-    return H
 
 
 def _warm_stride(n, m):

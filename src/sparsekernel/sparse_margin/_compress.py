@@ -219,7 +219,7 @@ class ReducedSetSVC(ExpansionClassifier):
 def compress_svc(svc, X, y, n_basis=0.05, method="mrs", **params):
     """Compress a fitted RBF kernel SVM to ``n_basis`` expansion vectors; returns the model.
 
-    "Make my 20,000-support-vector SVC predict 100x faster": the returned
+    For an SVC with too many support vectors to predict fast: the returned
     :class:`ReducedSetSVC` evaluates ``n_basis`` kernels per prediction instead of one per
     support vector.
 

@@ -69,9 +69,8 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
     {memory_budget}
     tol : float, default=1e-3
         Newton stops when the gradient's largest entry is below ``tol`` times its value at
-        zero (at least ``tol``). Tighter changes the probabilities little: on pendigits
-        (C=100) 1e-4 gave a test log-loss of 0.0787 against 0.0774 for 1e-3, with one more
-        Newton iteration.
+        zero (at least ``tol``). Tighter changes the probabilities little, for more Newton
+        iterations.
     max_iter : int, default=100
         Newton iterations; reaching it warns ``ConvergenceWarning``.
     {class_weight}

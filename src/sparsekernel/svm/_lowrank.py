@@ -57,7 +57,7 @@ __all__ = ["LowRankSVC"]
 
 #: Largest training set whose kernel machine 'auto' may solve on every row
 #: (:meth:`LowRankSVC._fit_all_rows`): its first Newton system, shared by the classes, is
-#: n-square (n^3 / 3 flops: 9e9 at 3,000 rows, ~0.2 s).
+#: n-square (n^3 / 3 flops: 9e9 at 3,000 rows).
 ALL_ROWS_MAX = 3000
 
 
@@ -97,15 +97,13 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     Small data whose effective dimension is a large share of n (at most ``ALL_ROWS_MAX`` =
     3,000 rows, where ``n_basis='auto'`` would take at least 35 % of them, the squared
     hinge, a basis chosen among or around the rows, and an n x n kernel within
-    ``memory_budget``): a reduced
-    basis loses accuracy there (dna at C = 10: 4.9 % test error on 805 k-means centres,
-    4.1 % on all 2,000 rows, SVC 4.4 %), so ``fit`` solves the kernel machine on every row
+    ``memory_budget``): a reduced basis loses accuracy there (its test error is above both
+    the machine on every row and SVC), so ``fit`` solves the kernel machine on every row
     exactly, in the rows' coordinates (:mod:`sparsekernel.solvers.newton_kernel`), and keeps
     as its basis the rows with a nonzero coefficient in some class, a repeated row once with
-    its coefficients added (on dna 1,663 at C = 1, 1,435 at C = 10), with
-    ``coef_`` their weights in the kernel expansion and no whitening (``normalization_``
-    None, the identity): the same model as a LowRankSVC on those landmarks, and its exact
-    optimum.
+    its coefficients added, with ``coef_`` their weights in the kernel expansion and no
+    whitening (``normalization_`` None, the identity): the same model as a LowRankSVC on
+    those landmarks, and its exact optimum.
 
     Parameters
     ----------
@@ -136,16 +134,14 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     {memory_budget}
     tol : float, default=1e-3
         The squared hinge on stored features (Newton, as ReducedSVC) stops when
-        ||grad||_inf <= tol * max(1, ||grad at 0||_inf); at 1e-3 that leaves the objective
-        0.5 % (ijcnn1, C = 10) to 9 % (a letter class, C = 100) above its optimum. Lower it
-        when accuracy matters more than time: on ijcnn1 1e-4 cut the test error from 1.27 %
-        to 1.17 % (1e-5: 1.14 %, the optimum's) for 4 % more fit time; on letter and
-        pendigits the error stayed and the fit took 58 % and 14 % longer (the exact machine
-        on every row, above, ends exactly and needs no tolerance). Dual coordinate descent
-        (the hinge, streamed fits) stops at a relative duality gap of ``tol``: the
-        objective is within ``tol`` of its optimum. 1e-2 saves a third of the passes and
-        was as accurate on ijcnn1 (1.325 % against 1.318 % test error at k = 1000) but not
-        on the noisy checkerboard (100k rows, k = 1000: 1.85 % against 1.33 %).
+        ||grad||_inf <= tol * max(1, ||grad at 0||_inf); at 1e-3 that can leave the
+        objective noticeably above its optimum. Lower it when accuracy matters more than
+        time: on some data that brings the test error to the optimum's for little more
+        fit time, on other data the error stays and the fit takes longer (the exact
+        machine on every row, above, ends exactly and needs no tolerance). Dual coordinate
+        descent (the hinge, streamed fits) stops at a relative duality gap of ``tol``: the
+        objective is within ``tol`` of its optimum. 1e-2 saves passes and can be as
+        accurate, but not on noisy data.
     {max_iter}
     {class_weight}
     {random_state}
@@ -225,7 +221,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            float32 input gives float32 features (twice as fast), and so does a large
+            float32 input gives float32 features (faster products), and so does a large
             problem (``n * m**2 >= 1e10``; :func:`sparsekernel.utils.feature_dtype`).
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), optional
@@ -268,8 +264,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         margin, so ``f(x) = K(x, S) a_S + b`` with those rows S as the basis and a_S as
         ``coef_`` on the identity map (``normalization_`` None). No whitening is computed:
         the model needs none, and the support's pivoted Cholesky and its inverse (a
-        Nystrom map on S) were a third of dna's fit (80 of 250 ms at 1,663 rows) and 22 MB
-        of the saved model."""
+        Nystrom map on S) were a large share of a small fit's time and of the saved
+        model."""
         K = np.asarray(kern(X, X), dtype=np.float64)
         results = kernel_newton(self, K, Y, sw, self._problem_labels)
         del K
@@ -278,7 +274,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         if not support.size:  # every problem at a = 0: a constant model on one row
             support = np.arange(1)
         # A repeated row is one basis function: its coefficients are added onto its first
-        # occurrence (dna: 1,747 support rows, 1,663 distinct).
+        # occurrence.
         first, group = repeated_rows(X[support])
         self.basis_indices_ = support[first]
         self.basis_ = X[self.basis_indices_]

@@ -10,12 +10,13 @@ __all__ = ["COMMON_CONSTRAINTS", "DEFAULT_MEMORY_BUDGET", "InvalidParameterError
            "fit_step",
            "format_bytes",
            "largest_within", "log_line", "parse_memory_budget",
-           "plain", "repeated_rows", "seed_from", "validate_params"]
+           "plain", "pyplot", "repeated_rows", "seed_from", "validate_params"]
 
 __getattr__, __dir__ = _lazy_exports(globals(), {
     "._memory": ["DEFAULT_MEMORY_BUDGET", "UNLIMITED_MEMORY_BUDGET", "MemoryBudgetError",
                  "MemoryPlan", "format_bytes", "largest_within", "parse_memory_budget"],
     "._numerics": ["column_mean_std", "eigenvalue_floor", "feature_dtype", "repeated_rows"],
+    "._plotting": ["pyplot"],
     "._progress": ["SolverProgress", "fit_note", "fit_step", "log_line"],
     "._random": ["check_random_state", "seed_from"],
     "._validation": ["COMMON_CONSTRAINTS", "Interval", "InvalidParameterError", "Options",

@@ -6,8 +6,8 @@ pseudo-inverse square roots of the decomposition family drop eigenvalues at or b
 (2.2e-15 for float64, 1.2e-6 for float32). Rounding errors of size eps in K(x, Z) are
 amplified by lambda^(-1/2) in the features, so float32 features cannot resolve smaller
 eigenvalues; for a positive semi-definite kernel a direction with K(Z, Z) u = 0 carries
-nothing (K(x, Z) u = 0 for every x), so dropping it is exact, not an approximation. (On the
-checkerboard a floor of m * eps32 dropped useful components and raised the error.)
+nothing (K(x, Z) u = 0 for every x), so dropping it is exact, not an approximation. (A
+floor of m * eps32 dropped useful components and raised the error.)
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ __all__ = ["FLOAT32_WORK", "column_mean_std", "eigenvalue_floor", "feature_dtype
            "repeated_rows"]
 
 #: n * m^2 from which explicit features are float32 even for float64 input (see
-#: :func:`feature_dtype`): about a second of float64 products on two cores.
+#: :func:`feature_dtype`): where the products with the features become the fit's cost.
 FLOAT32_WORK = 1e10
 
 
@@ -34,10 +34,9 @@ def feature_dtype(dtype, n, m):
     input, and also when ``n * m**2 >= FLOAT32_WORK``.
 
     The products with the features (the feature map, the Gram matrices of the solver) are
-    then the fit's cost, and float32 halves them: 1.6-1.9x faster fits on letter (m = 1000)
-    and w8a (m = 2231) at the same test error, because float32 rounding (1e-7) is far below
-    the error of the low-rank approximation itself. Smaller problems keep the input's
-    precision: their time is not in those products.
+    then the fit's cost, and float32 halves them at the same test error, because float32
+    rounding (1e-7) is far below the error of the low-rank approximation itself. Smaller
+    problems keep the input's precision: their time is not in those products.
     """
     if np.result_type(dtype, np.float32) == np.float32 or float(n) * m * m >= FLOAT32_WORK:
         return np.dtype(np.float32)

@@ -1,0 +1,210 @@
+"""Where a solver's rows live: one narrow interface, one provider per place.
+
+A Newton solver on explicit features (rows f_i in R^m, targets and weights per row) needs
+only five things of its rows, and sees them only through a provider:
+
+``shape``, ``dtype``
+    n and m, and the features' precision.
+``margins(W)``
+    ``F W`` as float64, shape (n, k): margins or directions of k problems at once.
+``gradient(V)``
+    ``[F 1]^T V`` as float64, shape (m + 1, k): the loss part of k gradients (the last
+    row, the column sums of V, is the bias's).
+``add_gram(H, weights, rows, sign=1.0, threads=None, dtype=None)``
+    ``H += sign [F 1]_rows^T diag(weights_rows) [F 1]_rows`` on H's lower triangle, in
+    place: the Hessian contribution of a row set (the rows inside the margin, or the rows
+    that entered or left it), summed in ``dtype`` products and float64 sums.
+``take(rows)``
+    ``F[rows]`` as a new dense ndarray: a sample to start from, or a chunk of active rows.
+
+Two providers: :class:`ArrayRows`, a stored dense array whose products are split by rows
+over the planned threads, and :class:`BlockRows`, row blocks read one at a time (a stored
+array or CSR matrix in blocks, or features recomputed from a kernel block by block: the
+row-block protocol of :mod:`._blocks`). Rows held elsewhere (a Dask cluster's partitions, a
+device array) are a third and fourth class with the same five members: each reduction
+above is a sum over row sets, so a provider may compute the parts where its rows are and
+add them. :func:`as_rows` picks the provider.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..compute import map_threads, matmul, planned_threads, rmatmul, split_rows, syrk_lower
+from ._blocks import as_row_blocks
+from ._constants import GATHER_BYTES
+
+__all__ = ["ArrayRows", "BlockRows", "as_rows"]
+
+
+def as_rows(F, threads=None, gather_bytes=GATHER_BYTES):
+    """The provider of ``F``'s rows: :class:`ArrayRows` for a dense ndarray,
+    :class:`BlockRows` for a CSR matrix or a row-block object, ``F`` itself when it is a
+    provider already."""
+    if isinstance(F, ArrayRows | BlockRows):
+        return F
+    if isinstance(F, np.ndarray):
+        return ArrayRows(F, threads, gather_bytes)
+    return BlockRows(as_row_blocks(F), gather_bytes)
+
+
+class ArrayRows:
+    """The rows of a stored dense array (float32 or float64): products split by rows over
+    ``threads`` (default the plan's), Gram sums gathered ``gather_bytes`` at a time."""
+
+    def __init__(self, F, threads=None, gather_bytes=GATHER_BYTES):
+        self.F = F
+        self.threads = planned_threads() if threads is None else max(1, int(threads))
+        self.gather_bytes = gather_bytes
+
+    @property
+    def shape(self):
+        return self.F.shape
+
+    @property
+    def dtype(self):
+        return self.F.dtype
+
+    def margins(self, W):
+        return matmul(self.F, W, self.threads)
+
+    def gradient(self, V):
+        return rmatmul(self.F, V, self.threads)
+
+    def take(self, rows):
+        return np.ascontiguousarray(self.F[rows])
+
+    def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
+        """The rows split over ``threads``: the first slice into H itself, each other into
+        a square of its own, added after."""
+        m = self.F.shape[1]
+        threads = self.threads if threads is None else threads
+        parts = split_rows(len(rows), len(rows) * float(m) * m, threads, width=m)
+        if len(parts) == 1:
+            return self._add(H, weights, rows, sign, dtype)
+
+        def part(k):
+            into = H if k == 0 else np.zeros_like(H)
+            return self._add(into, weights, rows[parts[k]], sign, dtype)
+
+        for other in map_threads(part, range(len(parts)), len(parts))[1:]:
+            H += other
+        return H
+
+    def _add(self, H, weights, rows, sign, dtype):
+        """The rows gathered into one buffer a chunk at a time (scaled in place: the
+        gathers are a solver's largest temporaries) and added by :func:`_add_scaled`; a
+        buffer and, for float32 rows gathered in float64, their float32 copy take
+        ``gather_bytes`` together."""
+        F = self.F
+        m = F.shape[1]
+        if not len(rows):
+            return H
+        dtype = np.dtype(dtype or F.dtype)
+        row_bytes = (dtype.itemsize + (F.itemsize if dtype != F.dtype else 0)) * max(m, 1)
+        step = max(1, int(self.gather_bytes // row_bytes))
+        buf = np.empty((min(step, len(rows)), m), dtype=dtype)
+        square = None if dtype == H.dtype else np.zeros((m, m), dtype=dtype)
+        for start in range(0, len(rows), step):
+            idx = rows[start:start + step]
+            w = weights[idx]
+            root = np.sqrt(w).astype(dtype)
+            G = buf[:len(idx)]
+            if idx[-1] - idx[0] == len(idx) - 1:  # a run of rows (sorted): no gather
+                np.multiply(F[idx[0]:idx[-1] + 1], root[:, None], out=G)
+            else:
+                if dtype == F.dtype:
+                    np.take(F, idx, axis=0, out=G, mode="clip")  # "raise" mode would buffer
+                else:
+                    G[...] = F[idx]
+                G *= root[:, None]
+            _add_scaled(H, G, root, w, sign, square)
+        return H
+
+
+class BlockRows:
+    """The rows of a row-block object (``for rows, F_block in blocks``; :mod:`._blocks`),
+    one block at a time: nothing of size n x m is held beyond one block and one gather
+    of ``gather_bytes``. Blocks may be dense or CSR; every product is float64."""
+
+    def __init__(self, blocks, gather_bytes=GATHER_BYTES):
+        self.blocks = blocks
+        self.gather_bytes = gather_bytes
+
+    @property
+    def shape(self):
+        return self.blocks.shape
+
+    @property
+    def dtype(self):
+        return np.dtype(self.blocks.dtype)
+
+    def margins(self, W):
+        W = np.asarray(W, dtype=np.float64)
+        out = np.empty((self.shape[0], W.shape[1]))
+        for rows, Fb in self.blocks:
+            out[rows] = np.asarray(Fb @ W.astype(Fb.dtype, copy=False), dtype=np.float64)
+        return out
+
+    def gradient(self, V):
+        V = np.asarray(V, dtype=np.float64)
+        out = np.zeros((self.shape[1] + 1, V.shape[1]))
+        for rows, Fb in self.blocks:
+            out[:-1] += np.asarray(Fb.T @ V[rows].astype(Fb.dtype, copy=False),
+                                   dtype=np.float64)
+        out[-1] = V.sum(axis=0)
+        return out
+
+    def take(self, rows):
+        rows = np.asarray(rows)
+        if hasattr(self.blocks, "take"):
+            return np.ascontiguousarray(_dense(self.blocks.take(rows)))
+        taken = np.empty((len(rows), self.shape[1]), dtype=self.dtype)
+        order = np.argsort(rows, kind="stable")
+        ordered = rows[order]
+        for block_rows, Fb in self.blocks:  # (one pass)
+            lo, hi = np.searchsorted(ordered, [block_rows.start, block_rows.stop])
+            if hi > lo:
+                taken[order[lo:hi]] = _dense(Fb[ordered[lo:hi] - block_rows.start])
+        return taken
+
+    def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
+        """One pass over the blocks; each block's rows of the set scaled and added by
+        :func:`_add_scaled` (``threads`` is unused: a stream is read by one thread)."""
+        if not len(rows):
+            return H
+        m = self.shape[1]
+        dtype = np.dtype(dtype or self.dtype)
+        square = None if dtype == H.dtype else np.zeros((m, m), dtype=dtype)
+        step = max(1, int(self.gather_bytes // (8 * max(m, 1))))
+        rows = np.asarray(rows)
+        for block_rows, Fb in self.blocks:
+            start, stop = block_rows.start, block_rows.stop
+            lo, hi = np.searchsorted(rows, [start, stop])
+            for a in range(lo, hi, step):
+                idx = rows[a:min(a + step, hi)]
+                w = weights[idx]
+                root = np.sqrt(w).astype(dtype)
+                G = np.ascontiguousarray(_dense(Fb[idx - start]), dtype=dtype)
+                G *= root[:, None]
+                _add_scaled(H, G, root, w, sign, square)
+        return H
+
+
+def _dense(A):
+    return A.toarray() if sp.issparse(A) else np.asarray(A)
+
+
+def _add_scaled(H, G, root, w, sign, square):
+    """``H += sign [G/root root]^T [G/root root]`` for rows G already scaled by ``root``
+    (= sqrt of their weights ``w``): ``syrk`` straight into the float64 H
+    (:func:`~sparsekernel.compute.syrk_lower`), or through the float32 ``square`` a chunk
+    at a time (so the sums stay float64), and the bias border by a product with ``root``."""
+    m = G.shape[1]
+    if square is None:
+        syrk_lower(H, G, sign)
+    else:  # overwritten a chunk at a time (its upper triangle, never written, stays 0)
+        H[:m, :m] += syrk_lower(square, G, sign, beta=0.0)
+    H[m, :m] += sign * (root @ G)
+    H[m, m] += sign * w.sum()
