@@ -384,3 +384,25 @@ def test_lone_systems_factor_on_one_blas_thread_below_the_threshold(monkeypatch,
     assert 2 in limits  # (side by side, k > 1 problems keep one thread each)
     for a, b in zip(below, above, strict=True):
         np.testing.assert_allclose(a.coef, b.coef, atol=1e-8)
+
+
+def test_features_recomputed_block_by_block_give_the_stored_features_model():
+    """The streamed provider on features recomputed from the kernel at every pass (the
+    memory-limited path, KernelBlocks with small blocks) reaches the model newton_ovr
+    reaches on K(X, Z) stored."""
+    from sparsekernel.features._reduced import KernelBlocks
+    from sparsekernel.kernels import Kernel
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((500, 4))
+    Z = X[:40]
+    y = (X[:, 0] * X[:, 1] > 0).astype(int) + (X[:, 2] > 1)
+    Y = np.where(y[:, None] == np.arange(3), 1.0, -1.0)
+    kernel = Kernel("rbf", gamma=0.5, memory_budget=40 * 8 * 64)  # blocks of 64 rows
+    blocks = KernelBlocks(kernel, X, Z)
+    assert blocks.block_rows < 500
+    stored = newton_ovr(kernel(X, Z), Y, C=10.0, tol=1e-10)
+    streamed = newton_ovr(blocks, Y, C=10.0, tol=1e-10)
+    for a, b in zip(stored, streamed, strict=True):
+        assert a.converged and b.converged
+        np.testing.assert_allclose(b.coef, a.coef, rtol=1e-7, atol=1e-8)

@@ -24,9 +24,9 @@ private modules. Four groups:
 How the plan uses more cores. With ``p`` threads planned:
 
 * an n-row product (margins, gradients, a Hessian's Gram sum, kernel row blocks, k-means
-  distances) is cut into ``p`` row slices, each at least as tall as the product is wide
-  (:func:`split_rows`), so a Gram sum's per-thread squares never take more memory than
-  the rows they sum;
+  distances) is cut into ``p`` row slices; beyond two, each at least as tall as the product
+  is wide (:func:`split_rows`), so on many cores a Gram sum's per-thread squares never take
+  more memory than the rows they sum;
 * ``k`` independent systems (one-vs-rest classes, regression targets) run side by side on
   ``min(k, p)`` threads of one-thread BLAS when ``k >= p``; fewer systems than threads run
   one after another, each with every thread for its row products and, from a size where

@@ -18,12 +18,12 @@ _PARALLEL_MIN_WORK = 2e6
 
 
 def split_rows(n, work, n_threads, width=1):
-    """Row slices for ``n_threads`` threads, or one slice when the work is small; each at
-    least ``width`` rows tall, so that a Gram sum over m columns (``width = m``), whose
-    slices each fill an m x m square, never holds more in squares than in the rows summed,
-    however many threads there are."""
+    """Row slices for ``n_threads`` threads, or one slice when the work is small. Beyond two
+    slices each is at least ``width`` rows tall: a Gram sum over m columns (``width = m``)
+    fills an m x m square per slice, so on many cores its squares never hold more than the
+    rows summed (two slices are always allowed: one square beside the result)."""
     parts = n_threads if work >= _PARALLEL_MIN_WORK else 1
-    return row_slices(n, min(parts, max(1, n // max(1, int(width)))))
+    return row_slices(n, min(parts, max(2, n // max(1, int(width)))))
 
 
 def rmatmul(F, V, n_threads):
