@@ -1,6 +1,7 @@
 """LowRankSVC: Proposition 2 against the foundation's solver, streaming, memory, persistence."""
 
 import gzip
+import pickle
 import tracemalloc
 
 import numpy as np
@@ -334,26 +335,162 @@ def test_lowrank_interrupted_partial_fit_step_changes_nothing(monkeypatch):
     assert est.n_rows_seen_ == ref.n_rows_seen_ == 400
 
 
-def test_lowrank_partial_fit_continues_a_stream_and_refuses_a_fit_in_memory(board, tmp_path):
-    """partial_fit continues the block minimization of fit_stream; an in-memory fit (or a
-    loaded model) has none, so partial_fit refuses it instead of silently starting over."""
+def test_lowrank_partial_fit_continues_a_stream_and_a_loaded_stream(board, tmp_path):
+    """partial_fit continues the block minimization of fit_stream; a loaded streamed model
+    (no solver state saved) continues from its weights with the rows seen frozen, close to
+    the model in memory, and counts on from its rows."""
     X, y = board
     kw = dict(gamma=GAMMA, C=C, n_basis=10, basis="random", random_state=0, chunk_size=200)
     streamed = LowRankSVC(**kw).fit_stream((X[:400], y[:400]))
+    save(streamed, tmp_path / "m.skm")
     chunked = LowRankSVC(**kw)
     for i in range(0, 600, 200):
         chunked.partial_fit(X[i:i + 200], y[i:i + 200])
     streamed.partial_fit(X[400:], y[400:])
     np.testing.assert_allclose(streamed.coef_, chunked.coef_, atol=1e-10)
     assert streamed.n_rows_seen_ == 600
-    in_memory = LowRankSVC(**kw).fit(X, y)
-    save(streamed, tmp_path / "m.skm")
-    for est in (in_memory, load(tmp_path / "m.skm")):
+    loaded = load(tmp_path / "m.skm")
+    assert loaded.n_rows_seen_ == 400 and not hasattr(loaded, "_sbm")
+    loaded.partial_fit(X[400:], y[400:])
+    assert loaded.n_rows_seen_ == 600 and loaded.score(X, y) > 0.8
+    assert np.corrcoef(loaded.decision_function(X), streamed.decision_function(X))[0, 1] > 0.9
+
+
+def _flat_binary(n, seed):
+    """Many binary features (a flat spectrum): n_basis='auto' solves the kernel machine on
+    every row (normalization_ None)."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, 60)) < 0.3).astype(float)
+    return X, (X[:, :5].sum(axis=1) + rng.standard_normal(n) > 1.8).astype(int)
+
+
+def _two_sets(path):
+    """(params, A, B): data sets A and B of one distribution, and LowRankSVC parameters
+    whose fit on A is the exact machine on every row ('all_rows') or a Nystrom model."""
+    if path == "all_rows":
+        return dict(C=10.0, random_state=0), _flat_binary(300, 0), _flat_binary(300, 1)
+    X, y = make_checkerboard(1000, noise=0.1, cells=2, random_state=0)
+    return (dict(gamma=GAMMA, C=C, n_basis=40, random_state=0), (X[:500], y[:500]),
+            (X[500:], y[500:]))
+
+
+def _margins(est, X, y):
+    """min over the one-vs-rest problems of y_k f_k(x), per row."""
+    d = est.decision_function(X)
+    Y = np.where(np.asarray(y)[:, None] == est.classes_, 1.0, -1.0)
+    return Y[:, 1] * d if d.ndim == 1 else (Y * d).min(axis=1)
+
+
+@pytest.mark.parametrize("whitening", ["cholesky", "eigh"])
+def test_lowrank_exact_machine_is_re_expressed_on_the_whitened_map_of_its_support(whitening):
+    """The exact machine f = K(x, S) a + b with penalty a^T K_SS a, put on the whitened
+    Nystrom map of S with w = M^T K(Z, S) a: the same decision values, and ||w||^2 the same
+    RKHS norm, so partial_fit continues the same model and the same objective."""
+    X, y = _flat_binary(300, 0)
+    est = LowRankSVC(C=10.0, whitening=whitening, random_state=0).fit(X, y)
+    assert est.normalization_ is None
+    fmap, W, attrs = est._continuation()
+    F = fmap.transform(X)
+    np.testing.assert_allclose(F @ W.T + est.intercept_, est.decision_function(X)[:, None],
+                               rtol=1e-10, atol=1e-10)
+    a = est.coef_[0]
+    K_SS = rbf_kernel(est.basis_, est.basis_, est.gamma_)
+    assert W[0] @ W[0] == pytest.approx(a @ K_SS @ a, rel=1e-9)
+    assert attrs["normalization_"] is fmap.normalization and est.normalization_ is None
+    assert set(map(tuple, attrs["basis_"])) <= set(map(tuple, est.basis_))
+
+
+@pytest.mark.parametrize("path", ["all_rows", "nystrom"])
+def test_lowrank_partial_fit_after_fit_continues_the_fitted_model(path, tmp_path):
+    """After fit on A, partial_fit starts from the fitted weights with A's duals frozen
+    (freeze rule): rows all outside the margin leave the model where it was; streaming B
+    brings it towards the fit on A + B; a small one-class-heavy chunk leaves it ranking A
+    nearly as the fit does (a solver restarted from that chunk alone does not)."""
+    from sklearn.metrics import roc_auc_score
+
+    params, (XA, yA), (XB, yB) = _two_sets(path)
+    fitted = LowRankSVC(**params).fit(XA, yA)
+    assert (fitted.normalization_ is None) == (path == "all_rows")
+    dA = fitted.decision_function(XA)
+    scale = np.abs(dA).max()
+
+    # Rows of A beyond the margin: zero duals, the model does not move.
+    far = _margins(fitted, XA, yA) > 1.0 + 1e-6
+    assert 5 <= far.sum() < len(yA)
+    still = pickle.loads(pickle.dumps(fitted)).partial_fit(XA[far], yA[far])
+    assert still.normalization_ is not None  # the exact machine is now on its Nystrom map
+    np.testing.assert_allclose(still.decision_function(XA), dA, rtol=0, atol=1e-9 * scale)
+    np.testing.assert_array_equal(still.predict(XB), fitted.predict(XB))
+    assert still.n_rows_seen_ == far.sum() and list(still.classes_) == list(fitted.classes_)
+    if path == "nystrom":  # the same map and weights
+        np.testing.assert_array_equal(still.basis_, fitted.basis_)
+        np.testing.assert_allclose(still.coef_, fitted.coef_, rtol=0, atol=1e-12 * scale)
+
+    # B streamed in chunks: closer to the fit on A + B, better on B.
+    both = LowRankSVC(**params).fit(np.vstack([XA, XB]), np.r_[yA, yB])
+    moved = pickle.loads(pickle.dumps(fitted))
+    for i in range(0, len(yB), 150):
+        moved.partial_fit(XB[i:i + 150], yB[i:i + 150])
+    assert moved.n_rows_seen_ == len(yB)
+    ref = both.decision_function(XB)
+    corr = [np.corrcoef(e.decision_function(XB), ref)[0, 1] for e in (fitted, moved)]
+    assert corr[1] > corr[0] + 0.005, corr
+    auc_B = [roc_auc_score(yB, e.decision_function(XB)) for e in (fitted, moved)]
+    assert auc_B[1] > auc_B[0] + 0.01, auc_B
+
+    # Eight rows of one class, two of the other: A is still ranked as the fit ranks it,
+    # unlike the same block solver on the same map restarted from that chunk alone.
+    idx = np.r_[np.flatnonzero(yB == fitted.classes_[1])[:8],
+                np.flatnonzero(yB == fitted.classes_[0])[:2]]
+    heavy = pickle.loads(pickle.dumps(fitted)).partial_fit(XB[idx], yB[idx])
+    fmap = heavy._map()
+    alone = heavy._new_solver(fmap)
+    alone.step(fmap.transform(XB[idx]), np.where(yB[idx] == heavy.classes_[1], 1.0, -1.0)[:, None])
+    auc = {"fit": roc_auc_score(yA, dA),
+           "heavy": roc_auc_score(yA, heavy.decision_function(XA)),
+           "alone": roc_auc_score(yA, fmap.transform(XA) @ alone.coef[0] + alone.intercept[0])}
+    assert auc["heavy"] > auc["fit"] - 0.04 and auc["heavy"] > auc["alone"] + 0.05, auc
+    assert np.corrcoef(heavy.decision_function(XA), dA)[0, 1] > 0.9
+
+
+@pytest.mark.parametrize("path", ["all_rows", "nystrom"])
+def test_lowrank_loaded_model_continues_as_the_fitted_one(path, tmp_path):
+    """A model loaded from a file continues exactly as the one in memory (the continuation
+    needs only the saved weights and map), and the continued model saves and loads."""
+    params, (XA, yA), (XB, yB) = _two_sets(path)
+    fitted = LowRankSVC(**params).fit(XA, yA)
+    save(fitted, tmp_path / "fit.skm")
+    loaded = load(tmp_path / "fit.skm")
+    assert not hasattr(loaded, "n_rows_seen_")
+    for est in (fitted, loaded):
+        est.partial_fit(XB[:150], yB[:150]).partial_fit(XB[150:], yB[150:])
+    np.testing.assert_array_equal(loaded.basis_, fitted.basis_)
+    np.testing.assert_array_equal(loaded.normalization_, fitted.normalization_)
+    np.testing.assert_allclose(loaded.coef_, fitted.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(loaded.intercept_, fitted.intercept_, rtol=1e-12, atol=1e-14)
+    assert loaded.n_rows_seen_ == fitted.n_rows_seen_ == len(yB)
+    save(loaded, tmp_path / "continued.skm")
+    again = load(tmp_path / "continued.skm")
+    np.testing.assert_array_equal(again.decision_function(XB), loaded.decision_function(XB))
+
+
+def test_lowrank_partial_fit_after_fit_keeps_its_classes_and_refuses_changes():
+    """classes_ come from fit; a label outside them, other classes or another number of
+    features raise, and leave the model as it was; the same classes are accepted."""
+    X, y = make_blobs(300, centers=3, cluster_std=2.0, random_state=1)
+    for params in (dict(), dict(n_basis=15)):
+        est = LowRankSVC(random_state=0, **params).fit(X[:200], y[:200])
         before = dict(vars(est))
-        with pytest.raises(ValueError, match="fit_stream"):
-            est.partial_fit(X[:200], y[:200])
+        with pytest.raises(ValueError, match="Label 7 is not one of the classes"):
+            est.partial_fit(X[200:], np.r_[y[200:-1], 7])
+        with pytest.raises(ValueError, match=r"classes=\[0, 1, 2, 3\] differs"):
+            est.partial_fit(X[200:], y[200:], classes=[0, 1, 2, 3])
+        with pytest.raises(ValueError, match="features"):
+            est.partial_fit(X[200:, :1], y[200:])
         _same_state(est, before)
-    assert not hasattr(in_memory, "n_rows_seen_")
+        est.partial_fit(X[200:], y[200:], classes=[2, 0, 1])
+        assert list(est.classes_) == [0, 1, 2] and est.coef_.shape[0] == 3
+        assert est.n_rows_seen_ == 100 and est.score(X, y) > 0.8
 
 
 def test_float32_model_predicts_in_float32_as_fitted(board):

@@ -27,6 +27,13 @@ Memory is O((cache_size + chunk) * m + m^2) whatever the number of rows; with
 ``store=True`` (needed to revisit rows on a later pass) one value per row and problem is
 kept as well (the frozen dual, or whether the row was summarized as active), never a row of
 features. Several binary problems (one-vs-rest) share the working set and the cache.
+
+Continuing a fitted model (``frozen``). At the optimum of the whole problem on rows R the
+primal point is w = sum_{i in R} alpha_i y_i [F_i, 1] (KKT), so under the freeze rule all of R
+let go at once is exactly q = w with G = 0: the solver started from W = q = w optimizes later
+rows against R with R's duals held fixed, and a chunk whose rows all have y f >= 1 leaves w
+where it was. The rows let go after that follow ``forget`` as usual (their G and q add to
+this q).
 """
 
 from __future__ import annotations
@@ -74,11 +81,15 @@ class SelectiveBlockMinimization:
         ``ids`` given to :meth:`step`) replaces its earlier influence. Required for more than
         one pass over the data.
     random_state : int, numpy Generator or None
+    frozen : ndarray of shape (n_problems, n_features + 1), optional
+        A primal point [w, b] per problem to continue from, e.g. a model fitted on rows that
+        are not streamed again: those rows are held with their duals frozen, so
+        ``W = q = frozen`` with no summary (module docstring). Default: zeros (no rows yet).
     """
 
     def __init__(self, n_features, n_problems, C, loss="squared_hinge", *, cache_size=20000,
                  drop_fraction=0.75, forget="summary", tol=1e-3, max_iter=1000, store=False,
-                 random_state=None):
+                 random_state=None, frozen=None):
         if forget not in FORGET:
             raise ValueError(f"forget must be one of {FORGET}; got {forget!r}.")
         self.m, self.n_problems = n_features, n_problems
@@ -88,8 +99,17 @@ class SelectiveBlockMinimization:
         self.rng = np.random.default_rng(random_state)
         d = n_features + 1
         self.W = np.zeros((n_problems, d))
+        if frozen is not None:
+            frozen = np.asarray(frozen, dtype=np.float64)
+            if frozen.shape != (n_problems, d):
+                raise ValueError(f"frozen must have shape {(n_problems, d)} (n_problems, "
+                                 f"n_features + 1); got {frozen.shape}.")
+            if not np.isfinite(frozen).all():
+                raise ValueError("frozen holds non-finite values.")
+            self.W[...] = frozen
         self.G = np.zeros((n_problems, d, d)) if forget == "summary" else None
-        self.q = np.zeros((n_problems, d))
+        # The linear term: the rows let go so far (all of frozen's rows: w itself).
+        self.q = self.W.copy()
         self.cache = None  # (F, Y, sw, alpha, ids)
         self.store = np.zeros((0, n_problems)) if store else None
         self.n_iter = np.zeros(n_problems, dtype=int)
@@ -194,6 +214,8 @@ class SelectiveBlockMinimization:
     def _solve_block(self, F, y, sw, alpha, k, seed):
         """min 1/2 w^T (I + C G) w - q^T w + C/2 sum s loss over the working set."""
         if self.G is None or not self.G[k].any():
+            # 1/2 ||w||^2 - q^T w = 1/2 ||w - q||^2 + const over w = [coef, b]: q, bias
+            # entry included, is dual_cd's offset with its own bias feature.
             L, Xs, offset = None, np.ascontiguousarray(F), self.q[k]
         else:  # v = L^T w turns the quadratic into 1/2 ||v - L^-1 q||^2 + const
             d = self.m + 1

@@ -36,7 +36,8 @@ from ..base import (
     OneVsRestClassifierMixin,
     SparseKernelEstimator,
 )
-from ..features._nystrom import NystromMapMixin, nystrom_map_spec
+from ..basis._base import BasisResult
+from ..features._nystrom import NystromMapMixin, nystrom_from_basis, nystrom_map_spec
 from ..solvers import SelectiveBlockMinimization, dual_cd, newton_kernel_bytes
 from ..utils import (
     Interval,
@@ -46,6 +47,7 @@ from ..utils import (
     feature_dtype,
     largest_within,
     log_line,
+    plain,
     repeated_rows,
     seed_from,
 )
@@ -67,15 +69,6 @@ def all_rows_bytes(n, k, n_threads):
     return newton_kernel_bytes(n, k, n_threads)
 
 
-_NO_STREAM_STATE = (
-    "LowRankSVC.partial_fit continues the block minimization of earlier partial_fit or "
-    "fit_stream calls, but this model was fitted in memory by fit or loaded from a file, "
-    "which keep no block-minimization state. Pass all the data to fit_stream (arrays or an "
-    "iterable of chunks), or call partial_fit from the first chunk on an unfitted model "
-    "(sklearn.base.clone(model))."
-)
-
-
 @fill_doc
 class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin,
                  SparseKernelEstimator):
@@ -93,6 +86,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     with their active set frozen (``solvers.SelectiveBlockMinimization``, forget='summary'),
     so memory is O((chunk_size + cache) * m + m^2), never O(n * m), and one pass lands close
     to the exact solution. When streaming, ``class_weight='balanced'`` is computed per chunk.
+    ``partial_fit`` continues any fitted model, one fitted in memory or loaded included
+    (from its weights, with the rows it was fitted on held fixed: :meth:`partial_fit`).
 
     Small data whose effective dimension is a large share of n (at most ``ALL_ROWS_MAX`` =
     3,000 rows, where ``n_basis='auto'`` would take at least 35 % of them, the squared
@@ -166,10 +161,12 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     classes_ : ndarray
     gamma_ : float or ndarray of shape (r,)
     n_iter_ : ndarray of shape (n_problems,)
-        Dual coordinate descent passes (summed over blocks when streaming).
+        Dual coordinate descent passes (summed over blocks when streaming; after a fit in
+        memory, ``partial_fit`` counts those of its own steps).
     n_rows_seen_ : int
         Rows of one pass of a completed ``fit_stream`` (or streamed ``fit``), plus those of
-        the ``partial_fit`` steps since; absent after a ``fit`` in memory.
+        the ``partial_fit`` steps since; absent after a ``fit`` in memory, which records no
+        row count: a ``partial_fit`` continuing such a model counts its own rows from zero.
     n_features_in_ : int
     """
 
@@ -306,12 +303,12 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
                                                                   res.n_iter)
 
     # -------------------------------------------------------------- streams
-    def _new_solver(self, fmap, cache_size=None):
+    def _new_solver(self, fmap, cache_size=None, frozen=None):
         return SelectiveBlockMinimization(
             fmap.n_components, self._n_problems, self.C, self.loss,
             cache_size=cache_size or self.chunk_size, drop_fraction=self.drop_fraction,
             tol=self.tol, max_iter=self.max_iter, store=self.n_passes > 1,
-            random_state=seed_from(self.random_state))
+            random_state=seed_from(self.random_state), frozen=frozen)
 
     def _stream_fit(self, make_chunks, fmap, cache_size=None):
         """Block minimization over ``n_passes`` passes of ``make_chunks()`` -> (X, Y, sw),
@@ -391,40 +388,101 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
             lambda: passes.pop() if passes else self._validated(make_chunks()), fmap)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """One block-minimization step on the chunk (X, y); the first call fixes the map.
+        """One block-minimization step on the chunk (X, y), continuing the fitted model.
 
-        Later calls continue the block minimization of the earlier ``partial_fit`` calls, or
-        of ``fit_stream`` (or of a ``fit`` that streamed because the features exceeded
-        ``memory_budget``). A model fitted in memory by ``fit``, or loaded by
-        :func:`sparsekernel.io.load`, has no such state (its summary of the rows seen is
-        neither kept nor saved), so ``partial_fit`` refuses it rather than start again from
-        the chunk alone.
+        On an unfitted model the first call chooses the landmarks and the map on its chunk.
+        Later calls continue the block minimization of the earlier ``partial_fit`` calls or
+        of ``fit_stream`` (or of a ``fit`` that streamed). A model fitted in memory by
+        ``fit``, or loaded by :func:`sparsekernel.io.load`, keeps no block-minimization
+        state, but at its optimum its weights are the sum alpha_i y_i [F_i, 1] over its rows
+        (KKT), so the solver starts from [``coef_``, ``intercept_``] with those rows' duals
+        frozen (``SelectiveBlockMinimization(frozen=...)``): the chunk is optimized against
+        the fitted rows rather than in their place, and a chunk of rows all outside the
+        margin leaves the model unchanged. The fitted rows do not react to the chunk (their
+        duals stay fixed), so a small chunk moves the model further than a fit on all the
+        rows would.
+
+        The exact machine on every row (``normalization_`` None) is a kernel expansion
+        f(x) = K(x, S) a + b on its support S with the penalty a^T K(S, S) a, not the
+        Euclidean norm of a linear model on K(x, S). Before its first step it is therefore
+        expressed on the whitened Nystrom map of S (``whitening``, ``rcond``), with weights
+        w = M^T K(Z, S) a: then ||w||^2 = a^T K(S, S) a and the features' predictions are
+        those of the expansion (up to the map's eigenvalue floor, which drops directions
+        carrying nothing). ``basis_``, ``normalization_`` and the other map attributes
+        change accordingly, once the step has succeeded.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+            Labels among ``classes_`` once the model is fitted (another label raises).
         classes : array-like, optional
-            All class labels; required unless the first chunk contains every class.
+            All class labels; required unless the first chunk contains every class. On a
+            fitted model it may only repeat ``classes_``.
         sample_weight : array-like of shape (n_samples,), optional
 
         Returns
         -------
         self
         """
-        first = not hasattr(self, "_sbm")
-        if first and hasattr(self, "coef_"):
-            raise ValueError(_NO_STREAM_STATE)
+        fitted = hasattr(self, "coef_")
+        if fitted and classes is not None:
+            given = np.unique(np.asarray(classes))
+            if not np.array_equal(given, self.classes_):
+                raise ValueError(
+                    f"classes={[plain(c) for c in given]} differs from the classes "
+                    f"{[plain(c) for c in self.classes_]} of the fitted model; partial_fit "
+                    "continues that model and cannot change its classes."
+                )
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight, classes=classes,
-                                                reset=first)
-        if first:
+                                                reset=not fitted)
+        fitted_map = None
+        if not fitted:
             sbm, n_rows = self._new_solver(self._fit_map(X, y_enc, self.whitening)), 0
-        else:  # copy on write (base.fit_transaction): a failed step leaves _sbm as it was
-            sbm, n_rows = copy.deepcopy(self._sbm), self.n_rows_seen_
-        sbm.step(self._map().transform(X), Y, sw)
+            fmap = self._map()
+        elif hasattr(self, "_sbm"):
+            # Copy on write (base.fit_transaction): a failed step leaves _sbm as it was.
+            sbm, n_rows, fmap = copy.deepcopy(self._sbm), self.n_rows_seen_, self._map()
+        else:  # fitted in memory or loaded: start from its weights, nothing changed yet
+            fmap, W, fitted_map = self._continuation()
+            sbm = self._new_solver(fmap, frozen=np.column_stack([W, self.intercept_]))
+            n_rows = getattr(self, "n_rows_seen_", 0)
+        sbm.step(fmap.transform(X), Y, sw)
+        if fitted_map is not None:
+            vars(self).update(fitted_map)
         self._sbm, self.n_rows_seen_ = sbm, n_rows + X.shape[0]
         self._store_solution(sbm)
         return self
+
+    def _continuation(self):
+        """``(fmap, W, attributes)``: the map and the weights (one row per problem) that
+        the fitted model has on its features, and the map's fitted attributes to set once
+        a step from them has succeeded (None when the map is the model's own).
+
+        On the identity map (the exact machine, ``normalization_`` None) the model is
+        re-expressed on the whitened map of its basis S (:meth:`partial_fit`): with
+        features K(x, Z) M, Z the landmarks the whitening keeps, M M^T the (pseudo)inverse
+        of K(Z, Z) and w = M^T K(Z, S) a, the features' f(x) = K(x, Z) M M^T K(Z, S) a is
+        the projection of sum_j a_j k(., s_j) onto the span of the k(., z): the expansion
+        itself when Z = S, and within the whitening's floor otherwise (a landmark dropped
+        is in the span of the others to that accuracy). ``||w||^2 = a^T K(S, Z) M M^T
+        K(Z, S) a`` is likewise the RKHS norm a^T K(S, S) a of the expansion.
+        """
+        if self.normalization_ is not None:
+            return self._map(), np.atleast_2d(self.coef_), None
+        S, kern = self.basis_, self._kernel()
+        # The input's precision (the exact machine keeps its rows as given): the floor of
+        # float32 rows, float64 features for float64 rows (_map_on_basis, unplanned).
+        dtype = np.result_type(S.dtype, np.float32)
+        fmap = nystrom_from_basis(kern, BasisResult(S, self.basis_indices_), self.rcond,
+                                  dtype, self.whitening)
+        K_ZS = np.asarray(kern(fmap.Z.astype(np.float64), S.astype(np.float64)),
+                          dtype=np.float64)
+        W = (fmap.normalization.T @ (K_ZS @ np.atleast_2d(self.coef_).T)).T
+        attributes = {"basis_": fmap.Z, "basis_indices_": fmap.indices,
+                      "gamma_": fmap.kernel.gamma, "normalization_": fmap.normalization,
+                      "eigenvalues_": fmap.eigenvalues}
+        return fmap, W, attributes
 
     # ---------------------------------------------------------- chunk input
     def _chunk_source(self, source):
