@@ -1,10 +1,11 @@
-"""Row-block access to a feature matrix: the only view of the data solvers have.
+"""Row blocks of a feature matrix: the protocol a streamed provider reads.
 
-A solver iterates ``for rows, F_block in blocks`` and never learns where the blocks come from:
-a stored array (:class:`ArrayBlocks`) or features recomputed on the fly from a kernel (built in
-``sparsekernel.features``). Anything with ``shape``, ``dtype`` and that iteration protocol works;
-an optional ``take(indices)`` returning those rows as an array enables solvers' presolves on a
-row subsample.
+Solvers see their rows through a provider (:mod:`._rows`); :class:`~._rows.BlockRows` reads
+rows that come ``for rows, F_block in blocks``, and never learns where the blocks come from:
+a stored array or CSR matrix (:class:`ArrayBlocks`) or features recomputed on the fly from a
+kernel (built in ``sparsekernel.features``). Anything with ``shape``, ``dtype`` and that
+iteration protocol works; an optional ``take(indices)`` returning those rows as an array
+saves a pass when a solver samples rows.
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ import scipy.sparse as sp
 
 from ._constants import BLOCK_BYTES
 
-__all__ = ["ArrayBlocks", "as_row_blocks", "gram_weighted", "matvec", "rmatvec"]
-
+__all__ = ["ArrayBlocks", "as_row_blocks"]
 
 
 class ArrayBlocks:
@@ -52,26 +52,3 @@ def as_row_blocks(F):
     if hasattr(F, "shape") and hasattr(F, "__iter__"):
         return F
     raise TypeError(f"Expected an array, a CSR matrix or a row-block object; got {type(F)}.")
-
-
-def matvec(Fb, w):
-    """Fb @ w in float64 (a float32 block is upcast block by block, never as a whole)."""
-    return np.asarray(Fb @ w, dtype=np.float64).ravel()
-
-
-def rmatvec(Fb, v):
-    """Fb.T @ v in float64."""
-    return np.asarray(Fb.T @ v, dtype=np.float64).ravel()
-
-
-def gram_weighted(Fa, q, overwrite=False):
-    """Fa.T @ diag(q) @ Fa as a dense float64 array, for rows with weights q >= 0.
-
-    ``overwrite=True`` lets a dense ``Fa`` that is already a private copy be scaled in place.
-    """
-    sq = np.sqrt(q).astype(Fa.dtype, copy=False)
-    if sp.issparse(Fa):
-        G = sp.csr_matrix(Fa.multiply(sq[:, None]))
-        return np.asarray((G.T @ G).toarray(), dtype=np.float64)
-    G = np.multiply(Fa, sq[:, None], out=Fa if overwrite else None)
-    return np.asarray(G.T @ G, dtype=np.float64)  # G.T @ G runs as one syrk

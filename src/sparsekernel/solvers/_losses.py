@@ -4,7 +4,9 @@ Every loss ``l(f, y)`` here is the squared smooth plus function of a residual; i
 value and first and second derivatives with respect to the decision value ``f``, which is all
 Newton's method needs. ``alpha`` is the smoothing parameter (the papers' alpha, the review's
 beta); ``alpha = inf`` gives the exact squared hinge / squared epsilon-insensitive loss and a
-generalized Hessian.
+generalized Hessian. The exact losses are sums of one-sided squared hinges
+(:func:`hinge_terms`), piecewise quadratic along any line, where the solvers find the step
+exactly (:mod:`._line_search`) instead of backtracking.
 """
 
 from __future__ import annotations
@@ -12,7 +14,25 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "smooth_plus"]
+__all__ = ["SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "hinge_terms",
+           "smooth_plus"]
+
+
+def hinge_terms(y, epsilon=None):
+    """The exact loss as one-sided squared hinges ``max(0, r_h)^2`` with residuals
+    ``r_h = sign_h (target_h - f_row(h))``: ``(row, sign, target)``, one array each.
+
+    A label (``epsilon`` None) is one hinge, ``r = 1 - y f`` (sign and target the label); a
+    regression target two, ``y - epsilon`` from below and ``y + epsilon`` from above (at
+    most one of them violated). Along a change ``u`` of f a residual falls at the rate
+    ``sign_h u_row(h)``.
+    """
+    n = len(y)
+    if epsilon is None:
+        return np.arange(n), y, y
+    return (np.concatenate([np.arange(n), np.arange(n)]),
+            np.concatenate([np.ones(n), -np.ones(n)]),
+            np.concatenate([y - epsilon, y + epsilon]))
 
 
 def smooth_plus(x, alpha):
@@ -45,6 +65,10 @@ class SquaredSmoothHinge:
     def __init__(self, alpha=5.0):
         self.alpha = alpha
 
+    def hinges(self, y):
+        """:func:`hinge_terms` of the exact loss (``alpha = inf``), else None."""
+        return hinge_terms(y) if np.isinf(self.alpha) else None
+
     def value(self, f, y):
         return smooth_plus(1.0 - y * f, self.alpha) ** 2
 
@@ -60,6 +84,10 @@ class SquaredSmoothEpsilonInsensitive:
     def __init__(self, alpha=5.0, epsilon=0.1):
         self.alpha = alpha
         self.epsilon = epsilon
+
+    def hinges(self, y):
+        """:func:`hinge_terms` of the exact loss (``alpha = inf``), else None."""
+        return hinge_terms(y, self.epsilon) if np.isinf(self.alpha) else None
 
     def value(self, f, y):
         r = f - y

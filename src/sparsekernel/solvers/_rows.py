@@ -7,13 +7,16 @@ only five things of its rows, and sees them only through a provider:
     n and m, and the features' precision.
 ``margins(W)``
     ``F W`` as float64, shape (n, k): margins or directions of k problems at once.
-``gradient(V)``
+``gradient(V, grams=())``
     ``[F 1]^T V`` as float64, shape (m + 1, k): the loss part of k gradients (the last
-    row, the column sums of V, is the bias's).
+    row, the column sums of V, is the bias's); with the Gram sums ``grams`` (argument
+    tuples of ``add_gram``) added on the way, so that rows read once per pass (streamed,
+    or recomputed from a kernel) are read once for both.
 ``add_gram(H, weights, rows, sign=1.0, threads=None, dtype=None)``
     ``H += sign [F 1]_rows^T diag(weights_rows) [F 1]_rows`` on H's lower triangle, in
-    place: the Hessian contribution of a row set (the rows inside the margin, or the rows
-    that entered or left it), summed in ``dtype`` products and float64 sums.
+    place: the Hessian contribution of a row set (sorted row numbers: the rows inside the
+    margin, or the rows that entered or left it), summed in ``dtype`` products and float64
+    sums.
 ``take(rows)``
     ``F[rows]`` as a new dense ndarray: a sample to start from, or a chunk of active rows.
 
@@ -69,8 +72,11 @@ class ArrayRows:
     def margins(self, W):
         return matmul(self.F, W, self.threads)
 
-    def gradient(self, V):
-        return rmatmul(self.F, V, self.threads)
+    def gradient(self, V, grams=()):
+        out = rmatmul(self.F, V, self.threads)
+        for request in grams:
+            self.add_gram(*request)
+        return out
 
     def take(self, rows):
         return np.ascontiguousarray(self.F[rows])
@@ -147,12 +153,17 @@ class BlockRows:
             out[rows] = np.asarray(Fb @ W.astype(Fb.dtype, copy=False), dtype=np.float64)
         return out
 
-    def gradient(self, V):
+    def gradient(self, V, grams=()):
+        """One pass over the blocks: each block's part of ``[F 1]^T V`` and of the Gram
+        sums ``grams``."""
         V = np.asarray(V, dtype=np.float64)
         out = np.zeros((self.shape[1] + 1, V.shape[1]))
+        grams = [self._gram(*request) for request in grams]
         for rows, Fb in self.blocks:
             out[:-1] += np.asarray(Fb.T @ V[rows].astype(Fb.dtype, copy=False),
                                    dtype=np.float64)
+            for add in grams:
+                add(rows, Fb)
         out[-1] = V.sum(axis=0)
         return out
 
@@ -170,18 +181,26 @@ class BlockRows:
         return taken
 
     def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
-        """One pass over the blocks; each block's rows of the set scaled and added by
-        :func:`_add_scaled` (``threads`` is unused: a stream is read by one thread)."""
-        if not len(rows):
-            return H
+        """One pass over the blocks (``threads`` is unused: a stream is read by one
+        thread)."""
+        if len(rows):
+            add = self._gram(H, weights, rows, sign, threads, dtype)
+            for block_rows, Fb in self.blocks:
+                add(block_rows, Fb)
+        return H
+
+    def _gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
+        """``add(block_rows, F_block)``: the rows of the set within one block, scaled and
+        added by :func:`_add_scaled` ``gather_bytes`` at a time."""
         m = self.shape[1]
         dtype = np.dtype(dtype or self.dtype)
         square = None if dtype == H.dtype else np.zeros((m, m), dtype=dtype)
         step = max(1, int(self.gather_bytes // (8 * max(m, 1))))
         rows = np.asarray(rows)
-        for block_rows, Fb in self.blocks:
-            start, stop = block_rows.start, block_rows.stop
-            lo, hi = np.searchsorted(rows, [start, stop])
+
+        def add(block_rows, Fb):
+            start = block_rows.start
+            lo, hi = np.searchsorted(rows, [start, block_rows.stop])
             for a in range(lo, hi, step):
                 idx = rows[a:min(a + step, hi)]
                 w = weights[idx]
@@ -189,7 +208,8 @@ class BlockRows:
                 G = np.ascontiguousarray(_dense(Fb[idx - start]), dtype=dtype)
                 G *= root[:, None]
                 _add_scaled(H, G, root, w, sign, square)
-        return H
+
+        return add
 
 
 def _dense(A):

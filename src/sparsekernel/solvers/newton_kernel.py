@@ -57,6 +57,7 @@ from scipy.linalg.blas import dgemv
 from ..compute import blas_threads, drain_queue, planned_threads, spd_solve
 from ._constants import F32_PATIENCE
 from ._line_search import exact_step
+from ._losses import hinge_terms
 from ._result import SolverResult, check_finite
 
 __all__ = ["newton_kernel", "newton_kernel_bytes"]
@@ -264,18 +265,12 @@ def _advance_all(problems, n_threads):
 
 class _Hinges:
     """A problem's loss as one-sided squared hinges ``C s_h max(0, r_h)^2``, with residuals
-    ``r_h = sign_h (target_h - f_row(h))``: a classification row is one hinge (sign and
-    target its label: r = 1 - y f), a regression row two (targets y - epsilon from below,
-    y + epsilon from above; at most one of them violated)."""
+    ``r_h = sign_h (target_h - f_row(h))`` (:func:`~sparsekernel.solvers._losses.hinge_terms`:
+    one per label, two per regression target)."""
 
     def __init__(self, y, cs, epsilon):
-        n = self.n = len(y)
-        if epsilon is None:
-            self.row, self.sign, self.target = np.arange(n), y, y
-        else:
-            self.row = np.concatenate([np.arange(n), np.arange(n)])
-            self.sign = np.concatenate([np.ones(n), -np.ones(n)])
-            self.target = np.concatenate([y - epsilon, y + epsilon])
+        self.n = len(y)
+        self.row, self.sign, self.target = hinge_terms(y, epsilon)
         self.cs = cs[self.row]
         self.live = self.cs > 0
 

@@ -120,7 +120,7 @@ def reduced_plan(budget, est, n, m, k, itemsize, stored):
     elif stored and est._joint_newton():
         solver = newton_ovr_bytes(n, m, k, budget.threads, budget.hessians, gather, itemsize)
     else:
-        solver = newton_armijo_bytes(n, m, gather, presolve_rows(n, m, budget))
+        solver = newton_armijo_bytes(n, m, gather, presolve_rows(n, m, budget), budget.threads)
     features = float(n) * m * itemsize if stored else 0.0
     return budget.plan(targets=8.0 * n * (k + 1), features=features, solver=solver)
 
