@@ -35,6 +35,7 @@ from .utils import (
     Options,
     SolverProgress,
     check_sample_weight,
+    is_dask_collection,
     largest_within,
     log_line,
     parse_memory_budget,
@@ -99,6 +100,15 @@ def report_result(estimator, result, label=None):
     log_line(getattr(estimator, "verbose", 0), name, f"solved{where}",
              {"status": result.status, "n_iter": int(result.n_iter),
               "objective": float(result.objective)})
+
+
+def lazy_rows(model, X, method):
+    """``model.method`` on the dask collection ``X``: a lazy dask array (or dataframe
+    object), block by block where the rows are (the model is what travels), as dask-ml's
+    ``ParallelPostFit``; :func:`sparsekernel.distributed.parallel_predict` without a client."""
+    from .distributed._predict import parallel_predict
+
+    return parallel_predict(model, X, method)
 
 
 @contextlib.contextmanager
@@ -242,14 +252,16 @@ class KernelExpansionMixin:
     def _validate_X(self, X, reset=False):
         return validate_data(self, X, accept_sparse="csr", dtype=DTYPES, reset=reset)
 
-    def _fit_kernel_basis(self, X, y_basis=None, max_n_basis=None, all_rows_up_to=None):
+    def _fit_kernel_basis(self, X, y_basis=None, max_n_basis=None, all_rows_up_to=None,
+                          gamma=None):
         """Choose Z with the estimator's own kernel; sets ``basis_``, ``basis_indices_``,
         ``gamma_`` and returns ``(kernel, BasisResult)``. ``max_n_basis`` caps 'auto' (the
         largest m the caller's own memory plan allows; the shared plan of
         :meth:`_plan_basis` applies as well); ``all_rows_up_to``: see
-        :func:`~sparsekernel.basis.fit_kernel_basis`."""
+        :func:`~sparsekernel.basis.fit_kernel_basis`; ``gamma``: a value resolved from more
+        rows than ``X`` (a sample of a dask collection), instead of ``self.gamma``."""
         kern, res = fit_kernel_basis(
-            X, y_basis, kernel=self.kernel, gamma=self.gamma,
+            X, y_basis, kernel=self.kernel, gamma=self.gamma if gamma is None else gamma,
             degree=getattr(self, "degree", 3), coef0=getattr(self, "coef0", 0.0),
             memory_budget=self.memory_budget, n_basis=self.n_basis, basis=self.basis,
             random_state=self.random_state, max_n_basis=self._plan_basis(X, max_n_basis),
@@ -445,12 +457,18 @@ class OneVsRestClassifierMixin(ClassifierMixin):
 
     def decision_function(self, X):
         """Scores: shape (n,) for two classes (positive means ``classes_[1]``), else
-        (n, n_classes) one-vs-rest scores."""
+        (n, n_classes) one-vs-rest scores. A dask collection gives a lazy dask result,
+        block by block (:func:`lazy_rows`)."""
+        if is_dask_collection(X):
+            return lazy_rows(self, X, "decision_function")
         scores = self._raw_decision(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
-        """Class labels: the sign for two classes, the largest one-vs-rest score otherwise."""
+        """Class labels: the sign for two classes, the largest one-vs-rest score otherwise
+        (lazy on a dask collection, as :meth:`decision_function`)."""
+        if is_dask_collection(X):
+            return lazy_rows(self, X, "predict")
         scores = self.decision_function(X)
         idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
         return self.classes_[idx]
@@ -491,5 +509,7 @@ class SingleTargetRegressorMixin(RegressorMixin):
                                                                          X.shape[0])
 
     def predict(self, X):
-        """Predicted targets, shape (n,)."""
+        """Predicted targets, shape (n,) (lazy on a dask collection: :func:`lazy_rows`)."""
+        if is_dask_collection(X):
+            return lazy_rows(self, X, "predict")
         return self._raw_decision(X).ravel()

@@ -10,8 +10,8 @@ import math
 import os
 import time
 
-__all__ = ["NO_WORKER_GRACE", "import_distributed", "is_dask_collection", "iter_completed",
-           "n_threads", "open_client"]
+__all__ = ["NO_WORKER_GRACE", "import_distributed", "iter_completed", "n_threads",
+           "open_client"]
 
 #: Seconds the driver accepts a cluster without a worker before it gives up: long enough for
 #: a nanny to restart a killed worker (about a second), short enough that a dead cluster is
@@ -34,12 +34,6 @@ def import_distributed(what):
     except ImportError as exc:
         raise ImportError(_MISSING.format(what=what)) from exc
     return distributed
-
-
-def is_dask_collection(obj):
-    """True for dask arrays / dataframes, decided without importing dask."""
-    module = type(obj).__module__ or ""
-    return module.split(".")[0] == "dask" and hasattr(obj, "__dask_graph__")
 
 
 def n_threads(n_jobs):

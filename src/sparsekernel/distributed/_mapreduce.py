@@ -34,12 +34,13 @@ from ..utils import (
     check_random_state,
     check_sample_weight,
     constraints,
+    is_dask_collection,
     log_line,
     plain,
 )
 from ..utils.fitted_spec import CLASSES, FEATURES, INFO, Basis, ClassSpec, Floats, Gamma, Offsets
 from . import _parts
-from ._cluster import is_dask_collection, iter_completed, n_threads, open_client
+from ._cluster import iter_completed, n_threads, open_client
 
 __all__ = ["MapReduceSVC"]
 

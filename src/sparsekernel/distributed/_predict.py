@@ -6,8 +6,8 @@ import contextlib
 
 import numpy as np
 
-from ..utils import Interval, validate_params
-from ._cluster import import_distributed, is_dask_collection, iter_completed, open_client
+from ..utils import Interval, is_dask_collection, validate_params
+from ._cluster import import_distributed, iter_completed, open_client
 
 __all__ = ["parallel_predict"]
 

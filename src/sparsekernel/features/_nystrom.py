@@ -227,13 +227,15 @@ class NystromMapMixin:
     #: The map's m x m arrays in the shared memory plan (:func:`nystrom_map_bytes`).
     _M_SQUARES = 6
 
-    def _fit_map(self, X, y_basis=None, method="eigh", max_n_basis=None, planned=False):
+    def _fit_map(self, X, y_basis=None, method="eigh", max_n_basis=None, planned=False,
+                 gamma=None):
         """Landmarks chosen with this estimator's kernel, then whitened; stores the map.
 
         ``planned=True``: the features are in :func:`~sparsekernel.utils.feature_dtype`'s
         precision for these n and m (float32 for large float64 problems), else the input's.
+        ``gamma``: see :meth:`_fit_kernel_basis`.
         """
-        kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis)
+        kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis, gamma=gamma)
         return self._map_on_basis(kern, res, X, method, planned)
 
     def _map_on_basis(self, kern, res, X, method="eigh", planned=False):

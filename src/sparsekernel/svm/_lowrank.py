@@ -45,6 +45,7 @@ from ..utils import (
     SolverProgress,
     constraints,
     feature_dtype,
+    is_dask_collection,
     largest_within,
     log_line,
     plain,
@@ -61,6 +62,10 @@ __all__ = ["LowRankSVC"]
 #: (:meth:`LowRankSVC._fit_all_rows`): its first Newton system, shared by the classes, is
 #: n-square (n^3 / 3 flops: 9e9 at 3,000 rows).
 ALL_ROWS_MAX = 3000
+#: Rows of a dask collection the landmarks are chosen on (drawn from every chunk): enough
+#: for 'auto''s spectrum sample and for k-means or random landmarks up to its cap, and a
+#: bounded transfer (DASK_SAMPLE x n_features values) to the client.
+DASK_SAMPLE = 50_000
 
 
 def all_rows_bytes(n, k, n_threads):
@@ -229,6 +234,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         """
         self.__dict__.pop("_sbm", None)
         self.__dict__.pop("n_rows_seen_", None)
+        if is_dask_collection(X):
+            return self._fit_dask(X, y, sample_weight)
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
         (n, k), budget = Y.shape, Budget(self)
         smallest = min(MIN_CHUNK, self.chunk_size, n)
@@ -252,6 +259,58 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
             rows = largest_within(lambda c: plan(m, c).total, budget.bytes, smallest,
                                   max(smallest, min(self.chunk_size, n))) or smallest
             self._stream_fit(lambda: _row_chunks(rows, X, Y, sw), fmap, rows)
+        return self
+
+    def _fit_dask(self, X, y, sample_weight):
+        """The same model on a dask array or dataframe, its rows left on the workers.
+
+        The landmarks are chosen on a sample of ``DASK_SAMPLE`` rows drawn from every chunk
+        (``n_basis='auto'`` is sized on it; ``gamma='scale'`` comes from a reduction over
+        all rows), the map is fitted on the client, and every chunk's features are computed
+        and kept on its worker, where newton_ovr's products and Gram sums run
+        (:class:`~sparsekernel.distributed._rows.DaskRows`). Labels and weights, one value
+        per row, are brought to the client. Given the same basis (``basis=FixedBasis(Z)``)
+        and gamma, the model is the in-memory fit's to the solver's tolerance.
+        """
+        from ..distributed._rows import (
+            DaskRows,
+            dask_client,
+            row_chunks,
+            sample_rows,
+            scale_gamma,
+        )
+
+        if self.loss != "squared_hinge":
+            raise ValueError(
+                f"LowRankSVC fits dask input with loss='squared_hinge' (the Newton solver "
+                f"on the workers' features); got loss={self.loss!r}.")
+        Xd = row_chunks(X)
+        y, sw = _client_values(y), _client_values(sample_weight)
+        if len(y) != Xd.shape[0]:
+            raise ValueError(f"X has {Xd.shape[0]} rows but y has {len(y)} values.")
+        self._set_classes(y)
+        y_enc = self._encode(y)
+        Y, sw = self._targets(y_enc), self._weights(y, sw)
+        self.n_features_in_ = Xd.shape[1]
+        if hasattr(X, "columns"):
+            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        gamma = scale_gamma(Xd) if isinstance(self.gamma, str) and self.gamma == "scale" \
+            else None
+        ids, X_sample = sample_rows(Xd, DASK_SAMPLE, seed_from(self.random_state))
+        fmap = self._fit_map(X_sample, y_enc[ids], self.whitening, planned=True, gamma=gamma)
+        if self.basis_indices_ is not None:
+            self.basis_indices_ = ids[self.basis_indices_]
+        client, close = dask_client(type(self).__name__)
+        try:
+            rows = DaskRows(client, Xd, fmap.transform, fmap.n_components,
+                            fmap.dtype or np.result_type(X_sample.dtype, np.float32))
+            try:
+                self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
+                    self, rows, Y, sw, self._problem_labels, Budget(self))
+            finally:
+                rows.close()
+        finally:
+            close()
         return self
 
     def _fit_all_rows(self, X, Y, sw, kern):
@@ -522,6 +581,15 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         for chunk in chunks:
             X, y, sw = self._check_chunk(*chunk)
             yield X, self._targets(self._encode(y)), self._weights(y, sw)
+
+
+def _client_values(a):
+    """A dask array / series (or an array-like, or None) as a NumPy array on the client."""
+    if a is None:
+        return None
+    if hasattr(a, "compute"):
+        a = a.compute()
+    return np.asarray(a)
 
 
 def _row_chunks(chunk_size, X, *others):

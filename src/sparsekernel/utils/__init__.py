@@ -8,7 +8,7 @@ __all__ = ["COMMON_CONSTRAINTS", "DEFAULT_MEMORY_BUDGET", "InvalidParameterError
            "UNLIMITED_MEMORY_BUDGET", "check_random_state", "check_sample_weight",
            "column_mean_std", "constraints", "eigenvalue_floor", "feature_dtype", "fit_note",
            "fit_step",
-           "format_bytes",
+           "format_bytes", "is_dask_collection",
            "largest_within", "log_line", "parse_memory_budget",
            "plain", "pyplot", "repeated_rows", "seed_from", "validate_params"]
 
@@ -20,5 +20,6 @@ __getattr__, __dir__ = _lazy_exports(globals(), {
     "._progress": ["SolverProgress", "fit_note", "fit_step", "log_line"],
     "._random": ["check_random_state", "seed_from"],
     "._validation": ["COMMON_CONSTRAINTS", "Interval", "InvalidParameterError", "Options",
-                     "check_sample_weight", "constraints", "plain", "validate_params"],
+                     "check_sample_weight", "constraints", "is_dask_collection", "plain",
+                     "validate_params"],
 })

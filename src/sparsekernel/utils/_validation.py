@@ -15,7 +15,8 @@ import numbers
 import numpy as np
 
 __all__ = ["COMMON_CONSTRAINTS", "InvalidParameterError", "Interval", "Options",
-           "check_sample_weight", "constraints", "plain", "validate_params"]
+           "check_sample_weight", "constraints", "is_dask_collection", "plain",
+           "validate_params"]
 
 
 def plain(value):
@@ -215,3 +216,9 @@ def check_sample_weight(sample_weight, n_samples):
     if sw.sum() <= 0:
         raise ValueError("sample_weight must have a positive sum; all weights are zero.")
     return sw
+
+
+def is_dask_collection(obj):
+    """True for dask arrays / dataframes, decided without importing dask."""
+    module = type(obj).__module__ or ""
+    return module.split(".")[0] == "dask" and hasattr(obj, "__dask_graph__")

@@ -1,0 +1,227 @@
+"""The rows of a dask collection as a solver's row provider: features kept on the workers.
+
+A model fitted on a dask array or dataframe is the single-machine model: the same solver
+(:mod:`sparsekernel.solvers.newton_ovr`) sees the rows through the provider interface of
+:mod:`sparsekernel.solvers._rows`, and :class:`DaskRows` is that interface over the
+collection's row chunks. Each chunk's features ``F_p = transform(X_p)`` are computed on
+the worker that holds ``X_p`` and stay there; every member is a map over the chunks and a
+sum (a tree of additions on the workers), so what crosses the network per call is
+
+- ``margins(W)``: W (m x k) to the workers, ``F_p W`` (n_p x k) back;
+- ``gradient(V, grams)``: ``V_p`` (n_p x k) and each Gram request's weights and rows to the
+  workers, one (m + 1) x k gradient and one (m + 1)^2 square per request back;
+- ``add_gram``: the weights and rows out, one (m + 1)^2 square back;
+- ``take(rows)``: those rows of F (a warm start's sample, a small active set).
+
+Never a row of X or of F otherwise. The solver's per-row state (margins, residuals,
+targets: a few float64 n x k arrays) lives on the client; that, and the m-square systems, are
+the client's memory.
+
+Every function that runs on a worker is module-level and works on one chunk with one
+thread (``ArrayRows(F_p, threads=1)``): a worker runs as many chunk tasks at once as it has
+threads. A chunk whose worker dies is recomputed from its lineage (the collection's graph),
+so the sums, and the model, are the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..solvers._constants import GATHER_BYTES
+from ..solvers._rows import ArrayRows
+from ._cluster import import_distributed
+
+__all__ = ["DaskRows", "dask_client", "row_chunks", "sample_rows", "scale_gamma"]
+
+#: Rows a tree node sums at once (the fan-in of the reduction on the workers).
+_FAN_IN = 8
+
+
+def dask_client(what):
+    """Dask's default client (the user's cluster), or an in-process LocalCluster started for
+    the fit: ``(client, close)`` where ``close()`` shuts down what was started here."""
+    distributed = import_distributed(what)
+    try:
+        return distributed.default_client(), lambda: None
+    except ValueError:
+        cluster = distributed.LocalCluster(n_workers=1, processes=False,
+                                           dashboard_address=None)
+        client = distributed.Client(cluster, set_as_default=False)
+
+        def close():
+            client.close()
+            cluster.close()
+
+        return client, close
+
+
+def row_chunks(X):
+    """A dask array of X's values, chunked by rows only (a dataframe's partitions)."""
+    if hasattr(X, "to_dask_array"):  # a dask DataFrame: its partitions, lengths known
+        X = X.to_dask_array(lengths=True)
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2-D dask array, got {X.ndim} dimension(s).")
+    return X.rechunk({1: -1})
+
+
+def scale_gamma(X):
+    """``gamma='scale'``, 1 / (n_features X.var()), by a reduction over the chunks."""
+    import dask
+
+    var = float(dask.compute(X.var())[0])
+    return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+
+
+def sample_rows(X, size, random_state):
+    """About ``size`` rows drawn from every chunk in proportion to its rows (all rows when
+    there are fewer): ``(indices, rows)``, the global row numbers (sorted) and the rows."""
+    import dask
+
+    n = X.shape[0]
+    rng = np.random.default_rng(random_state)
+    rows = np.sort(rng.choice(n, size=min(size, n), replace=False))
+    picked = X[rows] if len(rows) < n else X
+    return rows, np.asarray(dask.compute(picked)[0])
+
+
+class DaskRows:
+    """The provider interface over a dask array's row chunks (module docstring).
+
+    Parameters
+    ----------
+    client : distributed.Client
+    X : dask.array.Array of shape (n, d)
+        Chunked by rows only (:func:`row_chunks`).
+    transform : callable
+        ``transform(X_chunk) -> F_chunk`` (n_p, m), sent once to the workers (the fitted
+        feature map).
+    m : int
+    dtype : numpy dtype
+        The features' precision.
+    """
+
+    def __init__(self, client, X, transform, m, dtype):
+        self.client = client
+        sizes = np.asarray(X.chunks[0], dtype=np.int64)
+        self.offsets = np.r_[0, np.cumsum(sizes)]
+        self._shape = (int(self.offsets[-1]), int(m))
+        self._dtype = np.dtype(dtype)
+        self.gather_bytes = GATHER_BYTES  # (rows a solver may gather on the client at once)
+        chunks = client.compute(list(X.to_delayed().ravel()))
+        fmap = client.scatter(transform, broadcast=True)
+        self.F = client.map(_features, chunks, fmap=fmap, pure=False)
+        del chunks  # (their lineage stays with F's tasks)
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    def _slices(self):
+        return [slice(int(a), int(b)) for a, b in zip(self.offsets[:-1], self.offsets[1:],
+                                                      strict=True)]
+
+    def margins(self, W):
+        W = self.client.scatter(np.asarray(W, dtype=np.float64), broadcast=True)
+        parts = self.client.gather(self.client.map(_margins, self.F, W=W, pure=False))
+        return np.concatenate(parts, axis=0)
+
+    def gradient(self, V, grams=()):
+        V = np.asarray(V, dtype=np.float64)
+        requests = list(grams)
+        tasks = [self.client.submit(_pass, F, V[s], _local(requests, s), pure=False)
+                 for F, s in zip(self.F, self._slices(), strict=True)]
+        grad, squares = self._sum(tasks)
+        for (H, *_), square in zip(requests, squares, strict=True):
+            H += square
+        grad = np.vstack([grad, V.sum(axis=0)])
+        return grad
+
+    def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
+        if len(rows):
+            request = [(H, weights, rows, sign, threads, dtype)]
+            tasks = [self.client.submit(_pass, F, None, _local(request, s), pure=False)
+                     for F, s in zip(self.F, self._slices(), strict=True)
+                     if _any_in(rows, s)]
+            if tasks:
+                H += self._sum(tasks)[1][0]
+        return H
+
+    def take(self, rows):
+        rows = np.asarray(rows)
+        order = np.argsort(rows, kind="stable")
+        ordered = rows[order]
+        tasks, where = [], []
+        for F, s in zip(self.F, self._slices(), strict=True):
+            lo, hi = np.searchsorted(ordered, [s.start, s.stop])
+            if hi > lo:
+                tasks.append(self.client.submit(_take, F, ordered[lo:hi] - s.start, pure=False))
+                where.append(order[lo:hi])
+        taken = np.empty((len(rows), self.shape[1]), dtype=self.dtype)
+        for idx, part in zip(where, self.client.gather(tasks), strict=True):
+            taken[idx] = part
+        return taken
+
+    def _sum(self, tasks):
+        """The elementwise sum of the tasks' results, added up on the workers in a tree;
+        gathered once."""
+        while len(tasks) > 1:
+            tasks = [self.client.submit(_add, *tasks[i:i + _FAN_IN], pure=False)
+                     for i in range(0, len(tasks), _FAN_IN)]
+        return self.client.gather(tasks[0])
+
+    def close(self):
+        """Release the features held on the workers."""
+        self.client.cancel(self.F)
+        self.F = []
+
+
+def _any_in(rows, s):
+    lo, hi = np.searchsorted(rows, [s.start, s.stop])
+    return hi > lo
+
+
+def _local(requests, s):
+    """Each Gram request restricted to the chunk ``s``: (weights, local rows, sign, dtype)."""
+    out = []
+    for _, weights, rows, sign, _, dtype in requests:
+        rows = np.asarray(rows)
+        lo, hi = np.searchsorted(rows, [s.start, s.stop])
+        local = rows[lo:hi] - s.start
+        out.append((np.asarray(weights[s], dtype=np.float64), local, sign, dtype))
+    return out
+
+
+# ---------------------------------------------------------------- on the workers
+def _features(X_chunk, fmap):
+    return np.ascontiguousarray(fmap(X_chunk))
+
+
+def _margins(F, W):
+    return ArrayRows(F, threads=1).margins(W)
+
+
+def _pass(F, V, requests):
+    """One chunk's part of ``F^T V`` (None without V) and of each Gram request."""
+    rows = ArrayRows(F, threads=1)
+    grad = None if V is None else rows.gradient(V)[:-1]
+    squares = []
+    for weights, local, sign, dtype in requests:
+        H = np.zeros((F.shape[1] + 1,) * 2)
+        rows.add_gram(H, weights, local, sign, 1, dtype)
+        squares.append(H)
+    return grad, squares
+
+
+def _take(F, local):
+    return F[local]
+
+
+def _add(*parts):
+    grads = [g for g, _ in parts if g is not None]
+    grad = sum(grads[1:], grads[0].copy()) if grads else None
+    squares = [sum(s[1:], s[0].copy()) for s in zip(*(q for _, q in parts), strict=True)]
+    return grad, squares

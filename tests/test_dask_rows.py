@@ -1,0 +1,128 @@
+"""Rows on a Dask cluster: the provider over a dask array's chunks, and LowRankSVC fitted on
+dask input being the in-memory model."""
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+
+from sklearn.datasets import make_classification  # noqa: E402
+
+from sparsekernel import LowRankSVC  # noqa: E402
+from sparsekernel.basis import FixedBasis  # noqa: E402
+from sparsekernel.distributed._rows import DaskRows, row_chunks  # noqa: E402
+from sparsekernel.solvers._rows import ArrayRows  # noqa: E402
+
+
+def test_dask_input_without_a_client_runs_on_a_cluster_of_its_own():
+    """(First in the module: before the module's client becomes the default one.)"""
+    with pytest.raises(ValueError):
+        distributed.default_client()
+    X, y = make_classification(n_samples=300, n_features=4, random_state=3)
+    params = dict(n_basis=20, basis=FixedBasis(X[:20]), gamma=0.5, tol=1e-10)
+    model = LowRankSVC(**params).fit(da.from_array(X, chunks=100), y)
+    np.testing.assert_allclose(model.decision_function(X),
+                               LowRankSVC(**params).fit(X, y).decision_function(X),
+                               rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError):  # the cluster it started is gone with the fit
+        distributed.default_client()
+
+
+@pytest.fixture(scope="module")
+def client():
+    """Two in-process workers of one thread, as Dask's default client."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        yield client
+
+
+def test_the_dask_provider_gives_the_array_providers_sums(client, rng):
+    """Every member over uneven chunks (one of a single row) equals the in-memory
+    provider's: margins, the gradient with its Gram requests (added and removed rows,
+    float64 and float32 products), a Gram sum alone, and rows taken in any order."""
+    X = rng.normal(size=(203, 6))
+    Xd = da.from_array(X, chunks=((60, 1, 80, 62), (6,)))
+    rows = DaskRows(client, row_chunks(Xd), np.tanh, 6, np.float64)
+    ref = ArrayRows(np.tanh(X), threads=1)
+    assert rows.shape == ref.shape == (203, 6)
+    W = rng.normal(size=(6, 3))
+    np.testing.assert_allclose(rows.margins(W), ref.margins(W), rtol=1e-13)
+    V, w = rng.normal(size=(203, 3)), rng.uniform(0.5, 2.0, 203)
+    plus, minus = np.flatnonzero(rng.random(203) < 0.5), np.flatnonzero(rng.random(203) < 0.2)
+    for dtype in (np.float64, np.float32):
+        H, H_ref = np.eye(7), np.eye(7)
+        requests = [(H, w, plus, 1.0, None, dtype), (H, w, minus, -1.0, None, dtype)]
+        grad = rows.gradient(V, requests)
+        ref_grad = ref.gradient(V, [(H_ref, *r[1:]) for r in requests])
+        np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-12)
+        tol = 1e-12 if dtype == np.float64 else 1e-5
+        np.testing.assert_allclose(np.tril(H), np.tril(H_ref), rtol=tol, atol=tol)
+    H, H_ref = np.zeros((7, 7)), np.zeros((7, 7))
+    rows.add_gram(H, w, plus[plus > 140], 1.0)  # rows of the last chunk only
+    ref.add_gram(H_ref, w, plus[plus > 140], 1.0)
+    np.testing.assert_allclose(np.tril(H), np.tril(H_ref), rtol=1e-12, atol=1e-12)
+    picked = np.array([202, 0, 60, 61, 5, 150])
+    np.testing.assert_array_equal(rows.take(picked), np.tanh(X)[picked])
+    rows.close()
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_lowrank_on_a_dask_array_is_the_in_memory_model(client, n_classes, rng):
+    """Same basis, gamma and weights: the decision values of the fit on dask input equal
+    the in-memory fit's, and prediction on a dask array is a lazy dask array of the same
+    labels."""
+    X, y = make_classification(n_samples=1200, n_features=8, n_informative=5,
+                               n_classes=n_classes, random_state=0)
+    sw = rng.uniform(0.5, 2.0, len(y))
+    params = dict(n_basis=80, basis=FixedBasis(X[::15]), gamma=0.2, C=10.0, tol=1e-10,
+                  random_state=0)
+    ref = LowRankSVC(**params).fit(X, y, sample_weight=sw)
+    Xd, yd = da.from_array(X, chunks=(300, 4)), da.from_array(y, chunks=300)
+    model = LowRankSVC(**params).fit(Xd, yd, sample_weight=da.from_array(sw, chunks=300))
+    a, b = ref.decision_function(X), model.decision_function(X)
+    np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6 * np.abs(a).max())
+    np.testing.assert_array_equal(model.classes_, ref.classes_)
+    lazy = model.predict(Xd)
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_array_equal(lazy.compute(), ref.predict(X))
+    assert isinstance(model.decision_function(Xd), da.Array)
+
+
+def test_lowrank_on_a_dask_dataframe_keeps_its_column_names(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = make_classification(n_samples=600, n_features=5, random_state=1)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(5)])
+    params = dict(n_basis=40, basis=FixedBasis(X[:40]), gamma=0.3, C=5.0, tol=1e-10)
+    ref = LowRankSVC(**params).fit(frame, y)
+    model = LowRankSVC(**params).fit(dd.from_pandas(frame, npartitions=3),
+                                     dd.from_pandas(pd.Series(y), npartitions=3))
+    np.testing.assert_array_equal(model.feature_names_in_, ref.feature_names_in_)
+    np.testing.assert_allclose(model.decision_function(frame), ref.decision_function(frame),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_gamma_scale_comes_from_every_row_and_the_basis_from_the_rows(client):
+    """gamma='scale' is the full data's (a reduction, not the sample's), and the landmarks
+    chosen on the sample are rows of X at ``basis_indices_``."""
+    X, y = make_classification(n_samples=900, n_features=6, random_state=2)
+    X[:450] *= 3.0  # the first chunks alone would give another scale
+    Xd = da.from_array(X, chunks=(150, -1))
+    model = LowRankSVC(n_basis=30, basis="random", C=1.0, random_state=0).fit(Xd, y)
+    assert model.gamma_ == pytest.approx(1.0 / (X.shape[1] * X.var()), rel=1e-10)
+    np.testing.assert_array_equal(X[model.basis_indices_], model.basis_)
+
+
+def test_dask_input_bad_cases_name_what_is_wrong(client):
+    X, y = make_classification(n_samples=200, n_features=4, random_state=4)
+    Xd = da.from_array(X, chunks=50)
+    with pytest.raises(ValueError, match="loss='squared_hinge'.*loss='hinge'"):
+        LowRankSVC(loss="hinge", n_basis=10).fit(Xd, y)
+    with pytest.raises(ValueError, match="200 rows but y has 199"):
+        LowRankSVC(n_basis=10).fit(Xd, y[:-1])
+    model = LowRankSVC(n_basis=10)
+    with pytest.raises(ValueError):
+        model.fit(Xd, y[:-1])
+    assert not hasattr(model, "coef_")  # a failed fit leaves the estimator as it was
