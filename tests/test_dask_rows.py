@@ -90,6 +90,22 @@ def test_lowrank_on_a_dask_array_is_the_in_memory_model(client, n_classes, rng):
     assert isinstance(model.decision_function(Xd), da.Array)
 
 
+def test_lowrank_on_csr_chunks_is_the_in_memory_model(client):
+    """Chunks that are CSR matrices: the same model as the CSR fit in memory, gamma='scale'
+    from the sparse entries' moments."""
+    import scipy.sparse as sp
+
+    X, y = make_classification(n_samples=500, n_features=12, random_state=5)
+    X[np.abs(X) < 0.8] = 0.0
+    Xs = sp.csr_matrix(X)
+    params = dict(n_basis=30, basis=FixedBasis(X[:30]), C=5.0, tol=1e-10)
+    ref = LowRankSVC(**params).fit(Xs, y)
+    model = LowRankSVC(**params).fit(da.from_array(Xs, chunks=(130, 12), asarray=False), y)
+    assert model.gamma_ == pytest.approx(ref.gamma_, rel=1e-12)
+    np.testing.assert_allclose(model.decision_function(Xs), ref.decision_function(Xs),
+                               rtol=1e-6, atol=1e-8)
+
+
 def test_lowrank_on_a_dask_dataframe_keeps_its_column_names(client):
     pd = pytest.importorskip("pandas")
     dd = pytest.importorskip("dask.dataframe")

@@ -26,6 +26,7 @@ so the sums, and the model, are the same.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..solvers._constants import GATHER_BYTES
 from ..solvers._rows import ArrayRows
@@ -65,23 +66,35 @@ def row_chunks(X):
 
 
 def scale_gamma(X):
-    """``gamma='scale'``, 1 / (n_features X.var()), by a reduction over the chunks."""
+    """``gamma='scale'``, 1 / (n_features X.var()) over every entry, by a reduction over the
+    chunks (dense or CSR)."""
     import dask
 
-    var = float(dask.compute(X.var())[0])
+    parts = dask.compute(*[dask.delayed(_moments)(b) for b in X.to_delayed().ravel()])
+    total, squares = sum(p[0] for p in parts), sum(p[1] for p in parts)
+    size = float(X.shape[0]) * X.shape[1]
+    var = squares / size - (total / size) ** 2
     return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
 
 
 def sample_rows(X, size, random_state):
-    """About ``size`` rows drawn from every chunk in proportion to its rows (all rows when
-    there are fewer): ``(indices, rows)``, the global row numbers (sorted) and the rows."""
+    """About ``size`` rows drawn at random from all the rows (all of them when there are
+    fewer), each chunk giving its own: ``(indices, rows)``, the global row numbers (sorted)
+    and those rows (an ndarray, or a CSR matrix for CSR chunks)."""
     import dask
 
     n = X.shape[0]
-    rng = np.random.default_rng(random_state)
-    rows = np.sort(rng.choice(n, size=min(size, n), replace=False))
-    picked = X[rows] if len(rows) < n else X
-    return rows, np.asarray(dask.compute(picked)[0])
+    rows = np.sort(np.random.default_rng(random_state).choice(n, size=min(size, n),
+                                                              replace=False))
+    offsets = np.r_[0, np.cumsum(X.chunks[0])]
+    picks = []
+    for block, lo, hi in zip(X.to_delayed().ravel(), offsets[:-1], offsets[1:], strict=True):
+        a, b = np.searchsorted(rows, [lo, hi])
+        if b > a:
+            picks.append(dask.delayed(_take)(block, rows[a:b] - lo))
+    parts = dask.compute(*picks)
+    return rows, (sp.vstack(parts, format="csr") if sp.issparse(parts[0])
+                  else np.concatenate(parts))
 
 
 class DaskRows:
@@ -218,6 +231,14 @@ def _pass(F, V, requests):
 
 def _take(F, local):
     return F[local]
+
+
+def _moments(X_chunk):
+    """(sum, sum of squares) of a chunk's entries."""
+    if sp.issparse(X_chunk):
+        return float(X_chunk.sum()), float(X_chunk.multiply(X_chunk).sum())
+    X_chunk = np.asarray(X_chunk, dtype=np.float64)
+    return float(X_chunk.sum()), float(np.square(X_chunk).sum())
 
 
 def _add(*parts):

@@ -228,20 +228,22 @@ class NystromMapMixin:
     _M_SQUARES = 6
 
     def _fit_map(self, X, y_basis=None, method="eigh", max_n_basis=None, planned=False,
-                 gamma=None):
+                 gamma=None, n_rows=None):
         """Landmarks chosen with this estimator's kernel, then whitened; stores the map.
 
         ``planned=True``: the features are in :func:`~sparsekernel.utils.feature_dtype`'s
-        precision for these n and m (float32 for large float64 problems), else the input's.
-        ``gamma``: see :meth:`_fit_kernel_basis`.
+        precision for ``n_rows`` (default: X's rows) and m (float32 for large float64
+        problems), else the input's. ``gamma``: see :meth:`_fit_kernel_basis`; ``gamma``
+        and ``n_rows`` serve a map fitted on a sample of the rows it will transform.
         """
         kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis, gamma=gamma)
-        return self._map_on_basis(kern, res, X, method, planned)
+        return self._map_on_basis(kern, res, X, method, planned, n_rows)
 
-    def _map_on_basis(self, kern, res, X, method="eigh", planned=False):
+    def _map_on_basis(self, kern, res, X, method="eigh", planned=False, n_rows=None):
         """The whitened map on chosen landmarks ``res`` (of the training rows ``X``),
         stored as the estimator's (``_fit_map``)."""
-        dtype = (feature_dtype(X.dtype, X.shape[0], res.centers.shape[0]) if planned
+        n_rows = X.shape[0] if n_rows is None else n_rows
+        dtype = (feature_dtype(X.dtype, n_rows, res.centers.shape[0]) if planned
                  else np.result_type(X.dtype, np.float32))
         fmap = nystrom_from_basis(kern, res, self.rcond, dtype, method)
         fmap.dtype = dtype if planned else None

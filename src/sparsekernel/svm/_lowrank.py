@@ -297,13 +297,13 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         gamma = scale_gamma(Xd) if isinstance(self.gamma, str) and self.gamma == "scale" \
             else None
         ids, X_sample = sample_rows(Xd, DASK_SAMPLE, seed_from(self.random_state))
-        fmap = self._fit_map(X_sample, y_enc[ids], self.whitening, planned=True, gamma=gamma)
+        fmap = self._fit_map(X_sample, y_enc[ids], self.whitening, planned=True, gamma=gamma,
+                             n_rows=Xd.shape[0])
         if self.basis_indices_ is not None:
             self.basis_indices_ = ids[self.basis_indices_]
         client, close = dask_client(type(self).__name__)
         try:
-            rows = DaskRows(client, Xd, fmap.transform, fmap.n_components,
-                            fmap.dtype or np.result_type(X_sample.dtype, np.float32))
+            rows = DaskRows(client, Xd, fmap.transform, fmap.n_components, fmap.dtype)
             try:
                 self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
                     self, rows, Y, sw, self._problem_labels, Budget(self))
