@@ -142,3 +142,47 @@ def test_dask_input_bad_cases_name_what_is_wrong(client):
     with pytest.raises(ValueError):
         model.fit(Xd, y[:-1])
     assert not hasattr(model, "coef_")  # a failed fit leaves the estimator as it was
+
+
+def test_a_worker_killed_during_the_fit_gives_the_same_model():
+    """The chunk features a killed worker held are recomputed from the collection's graph
+    and its tasks rerun: the fit completes, and it is the undisturbed fit."""
+    import os
+    import signal
+    import threading
+    import time
+
+    X, y = make_classification(n_samples=20_000, n_features=10, n_informative=6,
+                               n_classes=3, random_state=6)
+    params = dict(n_basis=300, basis=FixedBasis(X[:300]), gamma=0.1, C=10.0, tol=1e-8)
+    Xd, yd = da.from_array(X, chunks=(2500, -1)), da.from_array(y, chunks=2500)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        pids = client.run(os.getpid)
+        client.run(lambda: __import__("sparsekernel.distributed._rows"))
+        result = {}
+
+        def fit():
+            try:
+                result["model"] = LowRankSVC(**params).fit(Xd, yd)
+            except BaseException as exc:  # reported below
+                result["error"] = exc
+
+        thread = threading.Thread(target=fit)
+        thread.start()
+        killed, deadline = None, time.monotonic() + 60
+        while killed is None and time.monotonic() < deadline and thread.is_alive():
+            for address, keys in client.processing().items():
+                if any(str(k).startswith("_pass") for k in keys):
+                    os.kill(pids[address], signal.SIGKILL)
+                    killed = address
+                    break
+            time.sleep(0.002)
+        running = thread.is_alive()
+        thread.join(timeout=120)
+        assert killed is not None and running, "no gradient pass was seen running"
+        assert "error" not in result, result.get("error")
+        undisturbed = LowRankSVC(**params).fit(Xd, yd)
+    np.testing.assert_allclose(result["model"].decision_function(X),
+                               undisturbed.decision_function(X), rtol=1e-10, atol=1e-10)
