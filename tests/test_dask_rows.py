@@ -9,7 +9,7 @@ da = pytest.importorskip("dask.array")
 
 from sklearn.datasets import make_classification  # noqa: E402
 
-from sparsekernel import LowRankSVC  # noqa: E402
+from sparsekernel import LowRankSVC, ReducedSVC, ReducedSVR  # noqa: E402
 from sparsekernel.basis import FixedBasis  # noqa: E402
 from sparsekernel.distributed._rows import DaskRows, row_chunks  # noqa: E402
 from sparsekernel.solvers._rows import ArrayRows  # noqa: E402
@@ -88,6 +88,26 @@ def test_lowrank_on_a_dask_array_is_the_in_memory_model(client, n_classes, rng):
     assert isinstance(lazy, da.Array)
     np.testing.assert_array_equal(lazy.compute(), ref.predict(X))
     assert isinstance(model.decision_function(Xd), da.Array)
+
+
+@pytest.mark.parametrize("Estimator", [ReducedSVC, ReducedSVR])
+def test_reduced_svm_on_a_dask_array_is_the_in_memory_model(client, Estimator, rng):
+    """ReducedSVC (newton_ovr) and ReducedSVR (newton_armijo) on K(X_p, Z) kept on the
+    workers: the in-memory model, for the same basis and gamma."""
+    X, y = make_classification(n_samples=900, n_features=6, n_classes=3, n_informative=4,
+                               random_state=7)
+    if Estimator is ReducedSVR:
+        y = X @ rng.normal(size=6) + 0.1 * rng.normal(size=len(X))
+    sw = rng.uniform(0.5, 2.0, len(X))
+    params = dict(n_basis=40, basis=FixedBasis(X[::20][:40]), gamma=0.2, C=10.0, tol=1e-10)
+    ref = Estimator(**params).fit(X, y, sample_weight=sw)
+    model = Estimator(**params).fit(da.from_array(X, chunks=(200, -1)), y,
+                                    sample_weight=da.from_array(sw, chunks=200))
+    fn = "decision_function" if Estimator is ReducedSVC else "predict"
+    a, b = getattr(ref, fn)(X), getattr(model, fn)(X)
+    np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6 * np.abs(a).max())
+    with pytest.raises(ValueError, match="n_basis=None"):
+        Estimator(n_basis=None).fit(da.from_array(X, chunks=200), y)
 
 
 def test_lowrank_on_csr_chunks_is_the_in_memory_model(client):

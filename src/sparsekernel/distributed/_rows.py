@@ -25,16 +25,24 @@ so the sums, and the model, are the same.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import scipy.sparse as sp
 
 from ..solvers._constants import GATHER_BYTES
 from ..solvers._rows import ArrayRows
+from ..utils import seed_from
 from ._cluster import import_distributed
 
-__all__ = ["DaskRows", "dask_client", "row_chunks", "sample_rows", "scale_gamma"]
+__all__ = ["DASK_SAMPLE", "DaskInput", "DaskRows", "dask_client", "kernel_rows", "row_chunks",
+           "sample_rows", "scale_gamma"]
 
-#: Rows a tree node sums at once (the fan-in of the reduction on the workers).
+#: Rows of a dask collection the landmarks are chosen on (drawn from every chunk): enough
+#: for 'auto''s spectrum sample and for k-means or random landmarks up to its cap, and a
+#: bounded transfer (DASK_SAMPLE x n_features values) to the client.
+DASK_SAMPLE = 50_000
+#: Results a tree node sums at once (the fan-in of the reduction on the workers).
 _FAN_IN = 8
 
 
@@ -95,6 +103,63 @@ def sample_rows(X, size, random_state):
     parts = dask.compute(*picks)
     return rows, (sp.vstack(parts, format="csr") if sp.issparse(parts[0])
                   else np.concatenate(parts))
+
+
+class DaskInput:
+    """A fit's dask input, prepared on the client: X by row chunks (:func:`row_chunks`),
+    ``y`` and ``sample_weight`` as NumPy arrays (one value per row), ``gamma`` resolved
+    from every row when it is 'scale' (else None: the estimator's own), and a sample of
+    ``sample_size`` rows drawn from every chunk for the basis (``ids``, ``sample``)."""
+
+    def __init__(self, est, X, y, sample_weight, sample_size=DASK_SAMPLE):
+        self.X = row_chunks(X)
+        n = self.X.shape[0]
+        self.y, self.sample_weight = _values(y), _values(sample_weight)
+        for name, values in (("y", self.y), ("sample_weight", self.sample_weight)):
+            if values is not None and values.shape[:1] != (n,):
+                raise ValueError(f"X has {n} rows but {name} has {len(values)} values.")
+        self.feature_names = (np.asarray(X.columns, dtype=object) if hasattr(X, "columns")
+                              else None)
+        gamma = getattr(est, "gamma", None)
+        self.gamma = scale_gamma(self.X) if isinstance(gamma, str) and gamma == "scale" \
+            else None
+        self.ids, self.sample = sample_rows(self.X, sample_size,
+                                            seed_from(getattr(est, "random_state", None)))
+
+    def set_features_in(self, est):
+        """``n_features_in_`` (and ``feature_names_in_`` for a dataframe) on ``est``."""
+        est.n_features_in_ = self.X.shape[1]
+        if self.feature_names is not None:
+            est.feature_names_in_ = self.feature_names
+
+    @contextlib.contextmanager
+    def rows(self, what, transform, m, dtype):
+        """The :class:`DaskRows` of ``transform``'s features, on Dask's default client
+        (or a cluster started here), released when the block ends."""
+        client, close = dask_client(what)
+        try:
+            rows = DaskRows(client, self.X, transform, m, dtype)
+            try:
+                yield rows
+            finally:
+                rows.close()
+        finally:
+            close()
+
+
+def kernel_rows(kernel, Z, X_chunk):
+    """K(X_chunk, Z): the reduced features of a chunk (with ``functools.partial``, a
+    ``transform`` for :class:`DaskRows`)."""
+    return kernel(X_chunk, Z)
+
+
+def _values(a):
+    """A dask array / series (or an array-like, or None) as a NumPy array on the client."""
+    if a is None:
+        return None
+    if hasattr(a, "compute"):
+        a = a.compute()
+    return np.asarray(a)
 
 
 class DaskRows:

@@ -38,18 +38,23 @@ from ..compute import map_threads, matmul, planned_threads, rmatmul, split_rows,
 from ._blocks import as_row_blocks
 from ._constants import GATHER_BYTES
 
-__all__ = ["PROVIDER_MEMBERS", "ArrayRows", "BlockRows", "as_rows"]
+__all__ = ["PROVIDER_MEMBERS", "ArrayRows", "BlockRows", "as_rows", "is_provider"]
 
 
 #: What makes an object a provider (besides ``shape`` and ``dtype``).
 PROVIDER_MEMBERS = ("margins", "gradient", "add_gram", "take")
 
 
+def is_provider(F):
+    """Whether ``F`` is a row provider (has the members; any class, e.g. Dask's)."""
+    return all(hasattr(F, name) for name in PROVIDER_MEMBERS)
+
+
 def as_rows(F, threads=None, gather_bytes=GATHER_BYTES):
     """The provider of ``F``'s rows: :class:`ArrayRows` for a dense ndarray,
     :class:`BlockRows` for a CSR matrix or a row-block object, ``F`` itself when it is a
     provider already (any class with the members, e.g. Dask's)."""
-    if all(hasattr(F, name) for name in PROVIDER_MEMBERS):
+    if is_provider(F):
         return F
     if isinstance(F, np.ndarray):
         return ArrayRows(F, threads, gather_bytes)

@@ -23,7 +23,10 @@ every step: a cheaper fit, and exactly optimal at its end.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+from sklearn.base import is_classifier
 
 from ..base import (
     BASIS_CONSTRAINTS,
@@ -36,9 +39,11 @@ from ..base import (
 from ..basis import make_kernel
 from ..compute import gram, planned_threads, rmatmul
 from ..features import reduced_design
+from ..kernels._functions import working_dtype
 from ..solvers import SquaredSmoothHinge, newton_armijo, newton_kernel
+from ..solvers._rows import is_provider
 from ..solvers.newton_ovr import newton_ovr
-from ..utils import Interval, SolverProgress, constraints
+from ..utils import Interval, SolverProgress, check_sample_weight, constraints
 from ._memory import Budget, presolve_rows, reduced_plan
 
 __all__ = ["SVM_CONSTRAINTS", "BaseSmoothSVM", "kernel_newton", "solve_in_rows",
@@ -91,6 +96,37 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
         Z = X if self.n_basis is None else self.basis_
         return reduced_design(kern, X, Z, store=store)
 
+    def _fit_dask(self, X, y, sample_weight):
+        """The same model on a dask array or dataframe, its rows left on the workers: the
+        basis chosen on a sample of every chunk, each chunk's K(X_p, Z) computed and kept
+        on its worker, and the solver of :meth:`_solve` on the
+        :class:`~sparsekernel.distributed._rows.DaskRows` of those features (as
+        :meth:`LowRankSVC._fit_dask <sparsekernel.LowRankSVC._fit_dask>`)."""
+        from ..distributed._rows import DaskInput, kernel_rows
+
+        if self.n_basis is None:
+            raise ValueError(
+                f"{type(self).__name__} with n_basis=None uses every row as a basis function "
+                "(an n x n kernel): on dask input pass n_basis (an int, a fraction or "
+                "'auto').")
+        data = DaskInput(self, X, y, sample_weight)
+        if is_classifier(self):
+            self._set_classes(data.y)
+            y_enc = self._encode(data.y)
+            Y, sw = self._targets(y_enc), self._weights(data.y, data.sample_weight)
+            y_basis, labels = y_enc[data.ids], self._problem_labels
+        else:
+            Y = np.asarray(data.y, dtype=np.float64)[:, None]
+            sw, y_basis, labels = check_sample_weight(data.sample_weight, len(Y)), None, None
+        data.set_features_in(self)
+        kern, _ = self._fit_kernel_basis(data.sample, y_basis, gamma=data.gamma)
+        if self.basis_indices_ is not None:
+            self.basis_indices_ = data.ids[self.basis_indices_]
+        Z = self.basis_
+        with data.rows(type(self).__name__, functools.partial(kernel_rows, kern, Z),
+                       Z.shape[0], working_dtype(data.sample, Z)) as rows:
+            self._solve(rows, Y, sw, labels)
+
     def _check_full_kernel(self):
         """``n_basis=None``: no other basis was asked for."""
         if not (isinstance(self.basis, str) and self.basis == "random"):
@@ -123,7 +159,7 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
                                 getattr(loss, "epsilon", None))
             self.coef_, self.intercept_, self.n_iter_, self.objective_ = fit
             return
-        if isinstance(F, np.ndarray) and self._joint_newton():
+        if (isinstance(F, np.ndarray) or is_provider(F)) and self._joint_newton():
             fit = solve_squared_hinge(self, F, Y, sample_weight, labels, budget)
             self.coef_, self.intercept_, self.n_iter_, self.objective_ = fit
             return

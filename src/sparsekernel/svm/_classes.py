@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._docs import fill_doc
 from ..base import OneVsRestClassifierMixin, SingleTargetRegressorMixin
 from ..solvers import SquaredSmoothEpsilonInsensitive, SquaredSmoothHinge
-from ..utils import constraints
+from ..utils import constraints, is_dask_collection
 from ..utils.fitted_spec import CLASSES, FEATURES, INFO, OVR, SINGLE, ClassSpec, kernel_basis
 from ._base import SVM_CONSTRAINTS, BaseSmoothSVM
 
@@ -15,11 +15,13 @@ _FIT_DOC = """Fit the model.
 
         Parameters
         ----------
-        X : {{array-like, sparse matrix}} of shape (n_samples, n_features)
-            Training data; float32 input is kept in float32.
-        y : array-like of shape (n_samples,)
+        X : {{array-like, sparse matrix, dask array, dask dataframe}} of shape \
+(n_samples, n_features)
+            Training data; float32 input is kept in float32. A dask collection is fitted
+            where its rows are, to the same model (:meth:`_fit_dask`; ``n_basis`` given).
+        y : array-like or dask array of shape (n_samples,)
             {y}
-        sample_weight : array-like of shape (n_samples,), optional
+        sample_weight : array-like or dask array of shape (n_samples,), optional
             Per-sample weights multiplying the loss terms (and ``C``).
 
         Returns
@@ -123,6 +125,9 @@ class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
         self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
+        if is_dask_collection(X):
+            self._fit_dask(X, y, sample_weight)
+            return self
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
         self._solve(self._design(X, y_enc, Y.shape[1]), Y, sw, self._problem_labels)
         return self
@@ -206,8 +211,11 @@ class ReducedSVR(SingleTargetRegressorMixin, BaseSmoothSVM):
         self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
-        X, y, sw = self._regressor_data(X, y, sample_weight)
-        self._solve(self._design(X, None), y[:, None], sw)
+        if is_dask_collection(X):
+            self._fit_dask(X, y, sample_weight)
+        else:
+            X, y, sw = self._regressor_data(X, y, sample_weight)
+            self._solve(self._design(X, None), y[:, None], sw)
         self.coef_, self.intercept_ = self.coef_[0], float(self.intercept_[0])
         self.n_iter_ = int(self.n_iter_[0])
         return self

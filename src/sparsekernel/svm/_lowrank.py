@@ -62,10 +62,6 @@ __all__ = ["LowRankSVC"]
 #: (:meth:`LowRankSVC._fit_all_rows`): its first Newton system, shared by the classes, is
 #: n-square (n^3 / 3 flops: 9e9 at 3,000 rows).
 ALL_ROWS_MAX = 3000
-#: Rows of a dask collection the landmarks are chosen on (drawn from every chunk): enough
-#: for 'auto''s spectrum sample and for k-means or random landmarks up to its cap, and a
-#: bounded transfer (DASK_SAMPLE x n_features values) to the client.
-DASK_SAMPLE = 50_000
 
 
 def all_rows_bytes(n, k, n_threads):
@@ -218,15 +214,17 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
 
     # ------------------------------------------------------------ in memory
     def fit(self, X, y, sample_weight=None):
-        """Fit on in-memory data (features stored if they fit ``memory_budget``, else blocks).
+        """Fit on in-memory data (features stored if they fit ``memory_budget``, else
+        blocks), or on a dask collection where its rows are (:meth:`_fit_dask`).
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, dask array, dask dataframe} of shape \
+(n_samples, n_features)
             float32 input gives float32 features (faster products), and so does a large
             problem (``n * m**2 >= 1e10``; :func:`sparsekernel.utils.feature_dtype`).
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
+        y : array-like or dask array of shape (n_samples,)
+        sample_weight : array-like or dask array of shape (n_samples,), optional
 
         Returns
         -------
@@ -264,7 +262,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     def _fit_dask(self, X, y, sample_weight):
         """The same model on a dask array or dataframe, its rows left on the workers.
 
-        The landmarks are chosen on a sample of ``DASK_SAMPLE`` rows drawn from every chunk
+        The landmarks are chosen on a sample of
+        :data:`~sparsekernel.distributed._rows.DASK_SAMPLE` rows drawn from every chunk
         (``n_basis='auto'`` is sized on it; ``gamma='scale'`` comes from a reduction over
         all rows), the map is fitted on the client, and every chunk's features are computed
         and kept on its worker, where newton_ovr's products and Gram sums run
@@ -272,45 +271,25 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         per row, are brought to the client. Given the same basis (``basis=FixedBasis(Z)``)
         and gamma, the model is the in-memory fit's to the solver's tolerance.
         """
-        from ..distributed._rows import (
-            DaskRows,
-            dask_client,
-            row_chunks,
-            sample_rows,
-            scale_gamma,
-        )
+        from ..distributed._rows import DaskInput
 
         if self.loss != "squared_hinge":
             raise ValueError(
                 f"LowRankSVC fits dask input with loss='squared_hinge' (the Newton solver "
                 f"on the workers' features); got loss={self.loss!r}.")
-        Xd = row_chunks(X)
-        y, sw = _client_values(y), _client_values(sample_weight)
-        if len(y) != Xd.shape[0]:
-            raise ValueError(f"X has {Xd.shape[0]} rows but y has {len(y)} values.")
-        self._set_classes(y)
-        y_enc = self._encode(y)
-        Y, sw = self._targets(y_enc), self._weights(y, sw)
-        self.n_features_in_ = Xd.shape[1]
-        if hasattr(X, "columns"):
-            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
-        gamma = scale_gamma(Xd) if isinstance(self.gamma, str) and self.gamma == "scale" \
-            else None
-        ids, X_sample = sample_rows(Xd, DASK_SAMPLE, seed_from(self.random_state))
-        fmap = self._fit_map(X_sample, y_enc[ids], self.whitening, planned=True, gamma=gamma,
-                             n_rows=Xd.shape[0])
+        data = DaskInput(self, X, y, sample_weight)
+        self._set_classes(data.y)
+        y_enc = self._encode(data.y)
+        Y, sw = self._targets(y_enc), self._weights(data.y, data.sample_weight)
+        data.set_features_in(self)
+        fmap = self._fit_map(data.sample, y_enc[data.ids], self.whitening, planned=True,
+                             gamma=data.gamma, n_rows=data.X.shape[0])
         if self.basis_indices_ is not None:
-            self.basis_indices_ = ids[self.basis_indices_]
-        client, close = dask_client(type(self).__name__)
-        try:
-            rows = DaskRows(client, Xd, fmap.transform, fmap.n_components, fmap.dtype)
-            try:
-                self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
-                    self, rows, Y, sw, self._problem_labels, Budget(self))
-            finally:
-                rows.close()
-        finally:
-            close()
+            self.basis_indices_ = data.ids[self.basis_indices_]
+        with data.rows(type(self).__name__, fmap.transform, fmap.n_components,
+                       fmap.dtype) as rows:
+            self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
+                self, rows, Y, sw, self._problem_labels, Budget(self))
         return self
 
     def _fit_all_rows(self, X, Y, sw, kern):
@@ -581,15 +560,6 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         for chunk in chunks:
             X, y, sw = self._check_chunk(*chunk)
             yield X, self._targets(self._encode(y)), self._weights(y, sw)
-
-
-def _client_values(a):
-    """A dask array / series (or an array-like, or None) as a NumPy array on the client."""
-    if a is None:
-        return None
-    if hasattr(a, "compute"):
-        a = a.compute()
-    return np.asarray(a)
 
 
 def _row_chunks(chunk_size, X, *others):
