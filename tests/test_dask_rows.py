@@ -9,7 +9,14 @@ da = pytest.importorskip("dask.array")
 
 from sklearn.datasets import make_classification  # noqa: E402
 
-from sparsekernel import LowRankSVC, ReducedSVC, ReducedSVR  # noqa: E402
+from sparsekernel import (  # noqa: E402
+    LSSVC,
+    LSSVR,
+    LowRankSVC,
+    ReducedKernelPCA,
+    ReducedSVC,
+    ReducedSVR,
+)
 from sparsekernel.basis import FixedBasis  # noqa: E402
 from sparsekernel.distributed._rows import DaskRows, row_chunks  # noqa: E402
 from sparsekernel.solvers._rows import ArrayRows  # noqa: E402
@@ -110,6 +117,46 @@ def test_reduced_svm_on_a_dask_array_is_the_in_memory_model(client, Estimator, r
         Estimator(n_basis=None).fit(da.from_array(X, chunks=200), y)
 
 
+@pytest.mark.parametrize("Estimator", [LSSVC, LSSVR])
+def test_reduced_lssvm_on_a_dask_array_is_the_in_memory_model(client, Estimator, rng):
+    """The reduced LS-SVM: each chunk's moments summed on the workers give the in-memory
+    solution, and partial_fit continues from them as from a fit in memory."""
+    X, y = make_classification(n_samples=800, n_features=6, n_classes=3, n_informative=4,
+                               random_state=8)
+    if Estimator is LSSVR:
+        y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=len(X))
+    sw = rng.uniform(0.5, 2.0, len(X))
+    params = dict(n_basis=40, basis=FixedBasis(X[::20]), gamma=0.2, C=10.0)
+    ref = Estimator(**params).fit(X, y, sample_weight=sw)
+    model = Estimator(**params).fit(da.from_array(X, chunks=(150, -1)),
+                                    da.from_array(y, chunks=150), sample_weight=sw)
+    fn = "decision_function" if Estimator is LSSVC else "predict"
+    a = getattr(ref, fn)(X)
+    np.testing.assert_allclose(getattr(model, fn)(X), a, rtol=1e-6,
+                               atol=1e-6 * np.abs(a).max())
+    ref.partial_fit(X[:100], y[:100])
+    model.partial_fit(X[:100], y[:100])
+    np.testing.assert_allclose(getattr(model, fn)(X), getattr(ref, fn)(X), rtol=1e-6,
+                               atol=1e-6 * np.abs(a).max())
+
+
+@pytest.mark.parametrize("method", ["nystrom", "reduced"])
+def test_reduced_kpca_on_a_dask_array_is_the_in_memory_transform(client, method, rng):
+    """Each chunk's moments accumulated by its worker and merged: the in-memory components
+    (up to each one's sign), and a lazy transform of a dask array."""
+    X = rng.normal(size=(700, 5)) + 3.0  # an offset: the merge must not cancel
+    sw = rng.uniform(0.5, 2.0, len(X))
+    params = dict(n_components=4, n_basis=30, basis=FixedBasis(X[:30]), method=method)
+    ref = ReducedKernelPCA(**params).fit(X, sample_weight=sw)
+    model = ReducedKernelPCA(**params).fit(da.from_array(X, chunks=(130, -1)),
+                                           sample_weight=da.from_array(sw, chunks=130))
+    a, b = ref.transform(X), model.transform(X)
+    signs = np.sign(np.sum(a * b, axis=0))
+    np.testing.assert_allclose(b * signs, a, rtol=1e-6, atol=1e-6 * np.abs(a).max())
+    np.testing.assert_allclose(model.explained_variance_, ref.explained_variance_, rtol=1e-8)
+    assert model.gamma_ == pytest.approx(ref.gamma_, rel=1e-12)
+
+
 def test_lowrank_on_csr_chunks_is_the_in_memory_model(client):
     """Chunks that are CSR matrices: the same model as the CSR fit in memory, gamma='scale'
     from the sparse entries' moments."""
@@ -206,3 +253,17 @@ def test_a_worker_killed_during_the_fit_gives_the_same_model():
         undisturbed = LowRankSVC(**params).fit(Xd, yd)
     np.testing.assert_allclose(result["model"].decision_function(X),
                                undisturbed.decision_function(X), rtol=1e-10, atol=1e-10)
+
+
+def test_scale_gamma_from_chunks_does_not_cancel_an_offset(rng):
+    import scipy.sparse as sp
+
+    from sparsekernel.distributed._rows import scale_gamma
+
+    X = rng.normal(size=(500, 3)) * 0.01 + 1e4
+    expected = 1.0 / (3 * X.var())
+    assert scale_gamma(da.from_array(X, chunks=(77, -1))) == pytest.approx(expected, rel=1e-9)
+    S = sp.random(400, 6, density=0.2, format="csr", random_state=0)
+    expected = 1.0 / (6 * S.toarray().var())
+    got = scale_gamma(da.from_array(S, chunks=(90, -1), asarray=False))
+    assert got == pytest.approx(expected, rel=1e-12)

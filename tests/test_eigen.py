@@ -115,3 +115,26 @@ def test_whitening_rank_is_decided_by_rtol():
     T, how = whitening(A, rtol=1e-14)
     assert how == "cholesky"
     np.testing.assert_allclose(T, np.diag([1.0, 1e4, 1e6]))
+
+
+def test_moment_accumulators_merged_equal_one_over_all_rows():
+    """Accumulators of row sets summed apart (other shifts, an empty one, group sums)
+    merge into the moments of all the rows, without cancelling a large common offset."""
+    from sparsekernel.solvers import MomentAccumulator
+
+    rng = np.random.default_rng(1)
+    F = rng.normal(size=(300, 4)) + 1e4
+    w, groups = rng.uniform(0.5, 2.0, 300), rng.integers(0, 3, 300)
+    whole = MomentAccumulator(3)
+    whole.update(F, w, groups)
+    parts = []
+    for rows in (slice(0, 40), slice(40, 41), slice(41, 300)):
+        acc = MomentAccumulator(3)
+        acc.update(F[rows], w[rows], groups[rows])
+        parts.append(acc)
+    merged = MomentAccumulator(3).merge(parts[0]).merge(parts[1]).merge(parts[2])
+    a, b = whole.result(), merged.result()
+    np.testing.assert_allclose(b.mean, a.mean, rtol=1e-13)
+    np.testing.assert_allclose(b.cov, a.cov, rtol=1e-9, atol=1e-9 * np.abs(a.cov).max())
+    np.testing.assert_allclose(b.group_means, a.group_means, rtol=1e-13)
+    np.testing.assert_allclose(b.group_weights, a.group_weights, rtol=1e-13)

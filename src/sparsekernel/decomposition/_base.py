@@ -11,6 +11,8 @@ estimators take no ``verbose``.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from sklearn.base import TransformerMixin
 
@@ -23,7 +25,7 @@ from ..base import (
 )
 from ..basis import make_kernel
 from ..solvers import MomentAccumulator
-from ..utils import Interval
+from ..utils import Interval, check_sample_weight
 
 
 class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEstimator):
@@ -43,10 +45,11 @@ class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEsti
             check_n_samples(self, X)
         return X
 
-    def _fit_basis(self, X, y_basis=None):
-        """Set ``basis_``, ``basis_indices_``, ``gamma_``; return the fitted kernel."""
+    def _fit_basis(self, X, y_basis=None, gamma=None):
+        """Set ``basis_``, ``basis_indices_``, ``gamma_``; return the fitted kernel
+        (``gamma``: see :meth:`_fit_kernel_basis`)."""
         if self.n_basis is not None:
-            return self._fit_kernel_basis(X, y_basis)[0]
+            return self._fit_kernel_basis(X, y_basis, gamma=gamma)[0]
         check_full_kernel(self, X)
         kern = self._view_kernel(X)
         self.basis_, self.basis_indices_ = X.copy(), np.arange(X.shape[0])
@@ -88,6 +91,35 @@ def check_full_kernel(est, X):
         f"n_basis=None makes every one of the n={n} rows a basis function, with n x n "
         "covariance matrices: use a reduced basis (n_basis << n, e.g. 'auto') or raise "
         "memory_budget")
+
+
+def dask_kernel_moments(est, X, sample_weight):
+    """A dask collection's basis (chosen on a sample of every chunk, ``gamma='scale'`` from
+    all rows) and the :class:`~sparsekernel.solvers.Moments` of K(X, Z), each chunk's
+    accumulated by its worker and merged on the workers: ``(kernel, moments)``."""
+    from ..distributed._rows import DaskInput, kernel_rows
+
+    if est.n_basis is None:
+        raise ValueError(f"{type(est).__name__} with n_basis=None uses every row as a basis "
+                         "function: on dask input pass n_basis (an int, a fraction or "
+                         "'auto').")
+    data = DaskInput(est, X, None, sample_weight)
+    data.set_features_in(est)
+    kern = est._fit_basis(data.sample, gamma=data.gamma)
+    if est.basis_indices_ is not None:
+        est.basis_indices_ = data.ids[est.basis_indices_]
+    sw = check_sample_weight(data.sample_weight, data.X.shape[0])
+    Z = est.basis_
+    with data.rows(type(est).__name__, functools.partial(kernel_rows, kern, Z), Z.shape[0],
+                   np.result_type(data.sample.dtype, np.float32)) as rows:
+        acc = rows.reduce(_chunk_moments, MomentAccumulator.merge, sw)
+    return kern, acc.result()  # (ValueError without a row of positive weight)
+
+
+def _chunk_moments(K, weight):
+    acc = MomentAccumulator()
+    acc.update(K, weight)
+    return acc
 
 
 def kernel_moments(kern, X, Z, weight=None, group=None, n_groups=0):

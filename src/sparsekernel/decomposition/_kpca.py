@@ -9,9 +9,9 @@ from sklearn.utils.validation import check_is_fitted
 from .._docs import fill_doc
 from ..features import nystrom_map
 from ..solvers import symmetric_eigen
-from ..utils import Options, check_sample_weight
+from ..utils import Options, check_sample_weight, is_dask_collection
 from ..utils.fitted_spec import FEATURES, INFO, ClassSpec, Floats, kernel_basis
-from ._base import ReducedKernelBase, kernel_moments
+from ._base import ReducedKernelBase, dask_kernel_moments, kernel_moments
 
 __all__ = ["ReducedKernelPCA"]
 
@@ -117,22 +117,30 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, dask array, dask dataframe} of shape \
+(n_samples, n_features)
+            A dask collection is fitted where its rows are: the basis chosen on a sample of
+            every chunk, each chunk's moments of K(X, Z) summed by its worker.
         y : ignored
-        sample_weight : array-like of shape (n_samples,), optional
+        sample_weight : array-like or dask array of shape (n_samples,), optional
             Row weights of the covariance.
 
         Returns
         -------
         self
         """
-        X = self._validate_X(X, reset=True)
-        sw = check_sample_weight(sample_weight, X.shape[0])
-        kern = self._fit_basis(X)
-        mom = kernel_moments(kern, X, self.basis_, weight=sw)
+        if is_dask_collection(X):
+            kern, mom = dask_kernel_moments(self, X, sample_weight)
+            dtype = np.result_type(self.basis_.dtype, np.float32)
+        else:
+            X = self._validate_X(X, reset=True)
+            sw = check_sample_weight(sample_weight, X.shape[0])
+            kern = self._fit_basis(X)
+            mom = kernel_moments(kern, X, self.basis_, weight=sw)
+            dtype = X.dtype
         T, cov = None, mom.cov
         if self.method == "nystrom":
-            T = nystrom_map(kern, self.basis_, "auto", X.dtype, "eigh").normalization
+            T = nystrom_map(kern, self.basis_, "auto", dtype, "eigh").normalization
             cov = T.T @ cov @ T
         eig = symmetric_eigen(cov, self.n_components)
         components = eig.vectors if T is None else T @ eig.vectors

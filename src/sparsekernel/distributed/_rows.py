@@ -11,7 +11,9 @@ sum (a tree of additions on the workers), so what crosses the network per call i
 - ``gradient(V, grams)``: ``V_p`` (n_p x k) and each Gram request's weights and rows to the
   workers, one (m + 1) x k gradient and one (m + 1)^2 square per request back;
 - ``add_gram``: the weights and rows out, one (m + 1)^2 square back;
-- ``take(rows)``: those rows of F (a warm start's sample, a small active set).
+- ``take(rows)``: those rows of F (a warm start's sample, a small active set);
+- ``reduce(fn, combine, ...)`` (not part of the solvers' interface): one summary per chunk,
+  folded on the workers (a closed-form model's moments).
 
 Never a row of X or of F otherwise. The solver's per-row state (margins, residuals,
 targets: a few float64 n x k arrays) lives on the client; that, and the m-square systems, are
@@ -75,13 +77,18 @@ def row_chunks(X):
 
 def scale_gamma(X):
     """``gamma='scale'``, 1 / (n_features X.var()) over every entry, by a reduction over the
-    chunks (dense or CSR)."""
+    chunks (dense or CSR): each chunk's count, mean and centred sum of squares, merged
+    pairwise (Chan, Golub & LeVeque), so a large common offset does not cancel."""
     import dask
 
     parts = dask.compute(*[dask.delayed(_moments)(b) for b in X.to_delayed().ravel()])
-    total, squares = sum(p[0] for p in parts), sum(p[1] for p in parts)
-    size = float(X.shape[0]) * X.shape[1]
-    var = squares / size - (total / size) ** 2
+    count, mean, m2 = parts[0]
+    for c, m, q in parts[1:]:
+        total = count + c
+        delta = m - mean
+        mean, m2 = mean + delta * c / total, m2 + q + delta * delta * count * c / total
+        count = total
+    var = m2 / count
     return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
 
 
@@ -243,6 +250,17 @@ class DaskRows:
             taken[idx] = part
         return taken
 
+    def reduce(self, fn, combine, *row_arrays):
+        """``combine`` over the chunks of ``fn(F_p, *(a[rows of p] for a in row_arrays))``,
+        folded on the workers in a tree (None results left out): a one-pass summary of
+        the rows, such as the reduced LS-SVM's moments."""
+        tasks = [self.client.submit(_apply, fn, F, *(a[s] for a in row_arrays), pure=False)
+                 for F, s in zip(self.F, self._slices(), strict=True)]
+        while len(tasks) > 1:
+            tasks = [self.client.submit(_fold, combine, *tasks[i:i + _FAN_IN], pure=False)
+                     for i in range(0, len(tasks), _FAN_IN)]
+        return self.client.gather(tasks[0])
+
     def _sum(self, tasks):
         """The elementwise sum of the tasks' results, added up on the workers in a tree;
         gathered once."""
@@ -299,11 +317,27 @@ def _take(F, local):
 
 
 def _moments(X_chunk):
-    """(sum, sum of squares) of a chunk's entries."""
+    """(count, mean, centred sum of squares) of a chunk's entries."""
+    size = float(X_chunk.shape[0]) * X_chunk.shape[1]
     if sp.issparse(X_chunk):
-        return float(X_chunk.sum()), float(X_chunk.multiply(X_chunk).sum())
+        mean = float(X_chunk.sum()) / size
+        stored = X_chunk.data - mean
+        return size, mean, float(stored @ stored) + (size - X_chunk.nnz) * mean * mean
     X_chunk = np.asarray(X_chunk, dtype=np.float64)
-    return float(X_chunk.sum()), float(np.square(X_chunk).sum())
+    mean = float(X_chunk.mean())
+    return size, mean, float(np.square(X_chunk - mean).sum())
+
+
+def _apply(fn, F, *row_arrays):
+    return fn(F, *row_arrays)
+
+
+def _fold(combine, *parts):
+    parts = [p for p in parts if p is not None]
+    out = parts[0] if parts else None
+    for part in parts[1:]:
+        out = combine(out, part)
+    return out
 
 
 def _add(*parts):

@@ -59,7 +59,14 @@ from ..solvers import (
     lssvm_dual,
     lssvm_normal_equations,
 )
-from ..utils import MemoryPlan, constraints, fit_step, parse_memory_budget
+from ..utils import (
+    MemoryPlan,
+    check_sample_weight,
+    constraints,
+    fit_step,
+    is_dask_collection,
+    parse_memory_budget,
+)
 from ..utils.fitted_spec import (
     CLASSES,
     FEATURES,
@@ -248,11 +255,13 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : {array-like, sparse matrix, dask array, dask dataframe} of shape \
+(n_samples, n_features)
+            A dask collection is fitted where its rows are (reduced: :meth:`_fit_dask`).
+        y : array-like or dask array of shape (n_samples,)
             Real targets (regression) or class labels; more than two classes are fitted
             one-vs-rest on one shared kernel factorization (exact) or feature map (reduced).
-        sample_weight : array-like of shape (n_samples,), optional
+        sample_weight : array-like or dask array of shape (n_samples,), optional
             Weights ``s_i`` of the squared errors.
 
         Returns
@@ -261,6 +270,10 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         """
         for name in ("_nystrom", "_moments", "_rows_summed", "n_rows_seen_"):  # start over
             self.__dict__.pop(name, None)
+        if is_dask_collection(X):
+            res = self._fit_dask(X, y, sample_weight)
+            report_result(self, res)
+            return fitted(self)
         X, Y, sw, y_enc = fit_data(self, X, y, sample_weight)
         if self.n_basis is None:
             self.gamma_ = resolve_gamma(self.gamma, X)
@@ -307,6 +320,46 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         self._moments = _Moments(float(sw.sum()), eq.fbar, eq.ybar, gram, eq.rhs, eq.yy)
         self.basis_ = fmap.Z
         # f(x) = K(x, Z) M w + b: store the coefficients on K(x, Z) for _raw_decision.
+        self._store(fmap.normalization @ res.coef, res)
+        return res
+
+    def _fit_dask(self, X, y, sample_weight):
+        """The reduced LS-SVM of a dask array or dataframe: the basis chosen on a sample of
+        every chunk (``gamma='scale'`` from all rows), the map fitted on the client, and
+        each chunk's features summarized by its worker as the centred moments
+        ``partial_fit`` merges (:class:`_Moments`), folded on the workers; the client
+        solves the (m+1)-square system. The in-memory model to rounding, for the same
+        basis."""
+        from ..distributed._rows import DaskInput
+
+        if self.n_basis is None:
+            raise ValueError(
+                f"{type(self).__name__} with n_basis=None is the exact LS-SVM (an n x n "
+                "system): on dask input pass n_basis (an int, a fraction or 'auto').")
+        data = DaskInput(self, X, y, sample_weight)
+        if isinstance(self, OneVsRestClassifierMixin):
+            self._set_classes(data.y)
+            y_enc = self._encode(data.y)
+            Y, sw = self._targets(y_enc), self._weights(data.y, data.sample_weight)
+            y_basis = y_enc[data.ids]
+        else:
+            Y = np.asarray(data.y, dtype=np.float64)[:, None]
+            sw, y_basis = check_sample_weight(data.sample_weight, len(Y)), None
+        data.set_features_in(self)
+        kern, basis = self._fit_kernel_basis(data.sample, y_basis, gamma=data.gamma)
+        if self.basis_indices_ is not None:
+            self.basis_indices_ = data.ids[self.basis_indices_]
+        fmap = nystrom_from_basis(kern, basis, "auto", data.sample.dtype, "eigh")
+        with data.rows(type(self).__name__, fmap.transform, fmap.n_components,
+                       np.result_type(data.sample.dtype, np.float32)) as rows:
+            moments = rows.reduce(_Moments.of_rows, _Moments.merge, Y, sw)
+        if moments is None:
+            raise ValueError("sample_weight: every weight is 0; no row to fit on.")
+        with fit_step("solve"):
+            res = moments.solution(self.C)
+        self._nystrom, self._moments = fmap, moments
+        self._rows_summed = data.X.shape[0]
+        self.basis_ = fmap.Z
         self._store(fmap.normalization @ res.coef, res)
         return res
 

@@ -36,6 +36,12 @@ __all__ = ["RANK_RTOL", "EigenResult", "MomentAccumulator", "Moments", "canonica
 RANK_RTOL = 1e-10
 
 
+def _full(upper):
+    """The symmetric matrix of an upper triangle (what the syrk updates write)."""
+    upper = np.triu(upper)
+    return upper + np.triu(upper, 1).T
+
+
 @dataclass(frozen=True)
 class Moments:
     """Weighted first and second moments of n feature rows (1/sum(w) normalisation).
@@ -104,6 +110,31 @@ class MomentAccumulator:
             onehot[np.arange(F.shape[0]), group] = 1.0
             self._gw += onehot.T @ w
             self._gs += onehot.T @ Gw
+
+    def merge(self, other):
+        """Both accumulators' rows in one (a new accumulator; either may be empty): the
+        centred sums about the merged mean (Chan, Golub & LeVeque's pairwise update), so
+        chunks summed apart, on other machines, merge without cancellation."""
+        if other._shift is None:
+            return self
+        if self._shift is None:
+            return other
+        out = MomentAccumulator(self.n_groups)
+        w = self._w + other._w
+        means = [a._shift + a._s1 / a._w if a._w > 0 else a._shift for a in (self, other)]
+        scatters = [_full(a._s2) - a._w * np.outer(m - a._shift, m - a._shift)
+                    for a, m in zip((self, other), means, strict=True)]
+        delta = means[1] - means[0]
+        out._shift = means[0] + (other._w / w) * delta if w > 0 else means[0]
+        out._w, out._s1 = w, np.zeros_like(self._s1)
+        out._s2 = np.asfortranarray(scatters[0] + scatters[1]
+                                    + (self._w * other._w / w if w > 0 else 0.0)
+                                    * np.outer(delta, delta))
+        if self.n_groups:  # group sums about the new shift
+            out._gw = self._gw + other._gw
+            out._gs = sum(a._gs + a._gw[:, None] * (a._shift - out._shift)
+                          for a in (self, other))
+        return out
 
     def result(self):
         """Return the :class:`Moments` of every row added so far."""
