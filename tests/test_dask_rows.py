@@ -12,6 +12,7 @@ from sklearn.datasets import make_classification  # noqa: E402
 from sparsekernel import (  # noqa: E402
     LSSVC,
     LSSVR,
+    KernelLogisticRegression,
     LowRankSVC,
     ReducedKernelPCA,
     ReducedSVC,
@@ -155,6 +156,23 @@ def test_reduced_kpca_on_a_dask_array_is_the_in_memory_transform(client, method,
     np.testing.assert_allclose(b * signs, a, rtol=1e-6, atol=1e-6 * np.abs(a).max())
     np.testing.assert_allclose(model.explained_variance_, ref.explained_variance_, rtol=1e-8)
     assert model.gamma_ == pytest.approx(ref.gamma_, rel=1e-12)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_kernel_logistic_regression_on_a_dask_array_is_the_in_memory_model(client,
+                                                                          n_classes):
+    """The logistic Newton solver on the workers' features: the in-memory probabilities,
+    binary and multinomial (its exact block Hessian summed chunk by chunk)."""
+    X, y = make_classification(n_samples=900, n_features=6, n_informative=4,
+                               n_classes=n_classes, random_state=9)
+    params = dict(n_basis=40, basis=FixedBasis(X[:40]), gamma=0.2, C=10.0, tol=1e-10)
+    ref = KernelLogisticRegression(**params).fit(X, y)
+    model = KernelLogisticRegression(**params).fit(da.from_array(X, chunks=(200, -1)), y)
+    np.testing.assert_allclose(model.predict_proba(X), ref.predict_proba(X), rtol=1e-6,
+                               atol=1e-9)
+    proba = model.predict_proba(da.from_array(X, chunks=(200, -1)))
+    assert isinstance(proba, da.Array)
+    np.testing.assert_allclose(proba.compute(), ref.predict_proba(X), rtol=1e-6, atol=1e-9)
 
 
 def test_lowrank_on_csr_chunks_is_the_in_memory_model(client):

@@ -11,8 +11,8 @@ from ._cluster import import_distributed, iter_completed, open_client
 
 __all__ = ["parallel_predict"]
 
-_METHODS = ("predict", "decision_function", "predict_proba", "transform",
-            "part_decision_function")
+_METHODS = ("predict", "decision_function", "predict_proba", "predict_log_proba",
+            "transform", "part_decision_function")
 
 
 def _apply(block, model, method):
@@ -51,8 +51,8 @@ def parallel_predict(model, X, method="predict", *, client=None, timeout=None):
     model : fitted estimator
     X : dask.array.Array of shape (n_samples, n_features) or dask.dataframe.DataFrame
         Rows to score; a dask array is rechunked to whole rows (one chunk across features).
-    method : {'predict', 'decision_function', 'predict_proba', 'transform', \
-'part_decision_function'}, default='predict'
+    method : {'predict', 'decision_function', 'predict_proba', 'predict_log_proba', \
+'transform', 'part_decision_function'}, default='predict'
     client : None, str or distributed.Client, default=None
         Where to compute the result now, watched as ``MapReduceSVC`` watches its map step:
         a Client, or a scheduler address ('tcp://host:8786', connected for the call). None

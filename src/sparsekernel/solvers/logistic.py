@@ -35,8 +35,9 @@ The threshold between the two is measured (10 classes, one BLAS thread, against 
 unpreconditioned trust-region Newton-CG): exact Newton's cost grows as n p^2, the CG methods'
 as n p, and exact Newton stops being the faster near p = 2000.
 
-Products with F run in F's dtype (float32 stays float32) on the planned threads, split by rows
-(:mod:`sparsekernel.compute`); logits, probabilities and iterates are float64.
+The rows reach the solver through a row provider (:mod:`._rows`: in memory, products in F's
+dtype split by rows over the planned threads, or on a Dask cluster's workers); logits,
+probabilities and iterates are float64.
 """
 
 from __future__ import annotations
@@ -47,17 +48,9 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import expit, log_expit, logsumexp, softmax
 
-from ..compute import (
-    blas_threads,
-    map_threads,
-    matmul,
-    planned_threads,
-    rmatmul,
-    row_slices,
-    spd_cholesky,
-    spd_solve,
-)
+from ..compute import blas_threads, spd_cholesky, spd_solve
 from ._result import SolverResult, check_finite
+from ._rows import as_rows, is_provider
 
 __all__ = ["logistic_newton", "logistic_newton_bytes"]
 
@@ -92,8 +85,8 @@ def logistic_newton(F, y, C=1.0, sample_weight=None, tol=1e-6, max_iter=100, cal
 
     Parameters
     ----------
-    F : ndarray of shape (n, m)
-        Dense features, float32 or float64.
+    F : ndarray of shape (n, m), or a row provider
+        Dense features, float32 or float64, or their provider (:mod:`._rows`).
     y : ndarray of shape (n,) or (n, k)
         Class indices in ``range(k)`` (two classes give the binary, one-column problem; k > 2
         the multinomial one), or an (n, k) matrix of target probabilities (rows summing to 1;
@@ -126,12 +119,13 @@ class _Problem:
     """Objective, gradient and curvature of Phi on fixed features and targets."""
 
     def __init__(self, F, y, C, sample_weight):
-        F = np.asarray(F)
-        if F.ndim != 2 or F.dtype not in (np.float32, np.float64):
-            raise ValueError(f"F must be a 2-D float32 or float64 array, got {F.dtype} "
-                             f"of shape {F.shape}.")
+        if not is_provider(F):
+            F = np.asarray(F)
+            if F.ndim != 2 or F.dtype not in (np.float32, np.float64):
+                raise ValueError(f"F must be a 2-D float32 or float64 array, got {F.dtype} "
+                                 f"of shape {F.shape}.")
         n, m = F.shape
-        self.F, self.threads = F, planned_threads()
+        self.rows = as_rows(F)
         self.s = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
         if self.s.shape != (n,) or np.any(self.s < 0) or not np.isfinite(self.s).all():
             raise ValueError(f"sample_weight must hold {n} finite non-negative weights.")
@@ -143,12 +137,14 @@ class _Problem:
         self.q = self.Y.shape[1]
         self.m, self.p = m, self.q * (m + 1)
         # Curvature products only set the CG direction (gradient and objective stay exact),
-        # so the CG path runs them on float32 features: half the memory traffic.
-        self.F_curv = (F.astype(np.float32) if F.dtype == np.float64 and self.p > _EXACT_MAX
-                       else F)
+        # so the CG path runs them on float32 features stored in memory: half the memory
+        # traffic. Rows held elsewhere are multiplied as they are.
+        self.curv = (as_rows(F.astype(np.float32))
+                     if isinstance(F, np.ndarray) and F.dtype == np.float64
+                     and self.p > _EXACT_MAX else self.rows)
 
     def logits(self, Z):
-        return matmul(self.F, Z[:-1], self.threads) + Z[-1]
+        return self.rows.margins(Z[:-1]) + Z[-1]
 
     def loss(self, G):
         """Per-row cross-entropy."""
@@ -165,29 +161,33 @@ class _Problem:
         return P, P - self.Y
 
     def gradient(self, Z, R):
-        return Z + rmatmul(self.F, R * self.cs[:, None], self.threads)
+        return Z + self.rows.gradient(R * self.cs[:, None])
 
     def hessian_times(self, P, D):
         """(I + [F 1]^T diag(curvature) [F 1]) D, for D of shape (m + 1, q), with the
-        products in the precision of ``F_curv``."""
-        U = matmul(self.F_curv, D[:-1], self.threads) + D[-1]
+        products in the precision of the curvature rows."""
+        U = self.curv.margins(D[:-1]) + D[-1]
         if self.binary:
             V = P * (1.0 - P) * U
         else:
             PU = P * U
             V = PU - P * PU.sum(axis=1, keepdims=True)
-        return D + rmatmul(self.F_curv, V * self.cs[:, None], self.threads)
+        return D + self.curv.gradient(V * self.cs[:, None])
 
     def hessian(self, P):
-        """The exact (q (m + 1))^2 Hessian, blocks (a, b) in class order."""
-        F1 = np.hstack([self.F, np.ones((self.F.shape[0], 1), dtype=self.F.dtype)])
+        """The exact (q (m + 1))^2 Hessian, blocks (a, b) in class order: block (a, b) is
+        the Gram sum of the rows with weights cs P_a (delta_ab - P_b), added (a = b) or
+        subtracted (the off-diagonal weights are -cs P_a P_b), one lower triangle each."""
         q, m1 = self.q, self.m + 1
-        H = np.zeros((q * m1, q * m1))
+        H, every = np.zeros((q * m1, q * m1)), np.arange(self.rows.shape[0])
         for a in range(q):
             for b in range(a, q):
-                w = self.cs * (P[:, a] * (1.0 - P[:, a]) if self.binary
-                               else P[:, a] * ((a == b) - P[:, b]))
-                block = F1.T @ (F1 * w.astype(F1.dtype)[:, None])
+                if self.binary or a == b:
+                    w, sign = self.cs * P[:, a] * (1.0 - P[:, a]), 1.0
+                else:
+                    w, sign = self.cs * P[:, a] * P[:, b], -1.0
+                block = self.rows.add_gram(np.zeros((m1, m1)), w, every, sign)
+                block = block + np.tril(block, -1).T
                 H[a * m1:(a + 1) * m1, b * m1:(b + 1) * m1] = block
                 H[b * m1:(b + 1) * m1, a * m1:(a + 1) * m1] = block.T
         H[np.diag_indices_from(H)] += 1.0
@@ -330,24 +330,11 @@ class _KroneckerPreconditioner:
 
 
 def _weighted_gram(problem, w):
-    """[F 1]^T diag(w) [F 1] (float64) on the curvature features (float32 on the CG path:
-    the preconditioner needs no more), row slices on the planned threads. NumPy's product,
-    not SciPy's ``syrk``: SciPy's OpenBLAS build ran concurrent calls one at a time."""
-    F, m = problem.F_curv, problem.m
-    chunk = max(1, (8 * 2**20) // (F.itemsize * (m + 1)))
-
-    def part(rows):
-        A = np.zeros((m + 1, m + 1))
-        for start in range(rows.start, rows.stop, chunk):
-            sl = slice(start, min(start + chunk, rows.stop))
-            G = np.empty((sl.stop - sl.start, m + 1), dtype=F.dtype)
-            root = np.sqrt(w[sl])
-            np.multiply(F[sl], root.astype(F.dtype)[:, None], out=G[:, :m])
-            G[:, m] = root
-            A += G.T @ G
-        return A
-
-    return sum(map_threads(part, row_slices(F.shape[0], problem.threads), problem.threads))
+    """[F 1]^T diag(w) [F 1] (float64, both triangles) on the curvature rows (float32 on the
+    CG path: the preconditioner needs no more)."""
+    A = problem.curv.add_gram(np.zeros((problem.m + 1,) * 2), w,
+                              np.arange(problem.curv.shape[0]), 1.0)
+    return A + np.tril(A, -1).T
 
 
 def _pcg(hessp, b, precond, rtol, atol_inf, maxiter):

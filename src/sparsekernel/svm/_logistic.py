@@ -29,12 +29,13 @@ from ..base import (
     KernelExpansionMixin,
     OneVsRestClassifierMixin,
     SparseKernelEstimator,
+    lazy_rows,
     report_result,
 )
 from ..compute import max_threads
 from ..features._nystrom import NystromMapMixin, nystrom_map_spec
 from ..solvers.logistic import logistic_newton, logistic_newton_bytes
-from ..utils import Interval, Options, SolverProgress, constraints
+from ..utils import Interval, Options, SolverProgress, constraints, is_dask_collection
 from ..utils.fitted_spec import CLASSES, INFO, Floats
 
 __all__ = ["KernelLogisticRegression"]
@@ -150,17 +151,38 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            float32 input gives float32 features.
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
+        X : {array-like, sparse matrix, dask array, dask dataframe} of shape \
+(n_samples, n_features)
+            float32 input gives float32 features. A dask collection is fitted where its
+            rows are: the landmarks chosen on a sample of every chunk (``gamma='scale'``
+            from all rows), each chunk's features kept on its worker, where the Newton
+            solver's products and Hessian sums run; the same model as in memory.
+        y : array-like or dask array of shape (n_samples,)
+        sample_weight : array-like or dask array of shape (n_samples,), optional
 
         Returns
         -------
         self
         """
+        if is_dask_collection(X):
+            from ..distributed._rows import DaskInput
+
+            data = DaskInput(self, X, y, sample_weight)
+            self._set_classes(data.y)
+            y_enc = self._encode(data.y)
+            sw = self._weights(data.y, data.sample_weight)
+            data.set_features_in(self)
+            fmap = self._fit_map(data.sample, y_enc[data.ids], "cholesky", gamma=data.gamma)
+            if self.basis_indices_ is not None:
+                self.basis_indices_ = data.ids[self.basis_indices_]
+            with data.rows(type(self).__name__, fmap.transform, fmap.n_components,
+                           np.result_type(data.sample.dtype, np.float32)) as rows:
+                return self._solve(rows, y_enc, sw)
         X, y_enc, _, sw = self._classifier_data(X, y, sample_weight)
-        F = self._fit_map(X, y_enc, "cholesky").transform(X)
+        return self._solve(self._fit_map(X, y_enc, "cholesky").transform(X), y_enc, sw)
+
+    def _solve(self, F, y_enc, sw):
+        """The penalized logistic regression on the features (or their provider) F."""
         with SolverProgress(self.verbose, 1, type(self).__name__) as progress:
             res = logistic_newton(F, y_enc, C=self.C, sample_weight=sw, tol=self.tol,
                                   max_iter=self.max_iter, callback=progress.callback(None))
@@ -185,7 +207,10 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            (a lazy dask array for dask input, computed block by block).
         """
+        if is_dask_collection(X):
+            return lazy_rows(self, X, "predict_proba")
         scores = self._raw_decision(X)
         if scores.shape[1] == 1:
             p1 = expit(scores)
@@ -202,7 +227,10 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            (a lazy dask array for dask input, computed block by block).
         """
+        if is_dask_collection(X):
+            return lazy_rows(self, X, "predict_log_proba")
         scores = self._raw_decision(X)
         if scores.shape[1] == 1:
             return np.hstack([log_expit(-scores), log_expit(scores)])
