@@ -46,13 +46,15 @@ def client():
         yield client
 
 
-def test_the_dask_provider_gives_the_array_providers_sums(client, rng):
+@pytest.mark.parametrize("store", [True, False], ids=["stored", "recomputed"])
+def test_the_dask_provider_gives_the_array_providers_sums(client, rng, store):
     """Every member over uneven chunks (one of a single row) equals the in-memory
-    provider's: margins, the gradient with its Gram requests (added and removed rows,
-    float64 and float32 products), a Gram sum alone, and rows taken in any order."""
+    provider's, features kept on the workers or recomputed by every task: margins, the
+    gradient with its Gram requests (added and removed rows, float64 and float32
+    products), a Gram sum alone, rows taken in any order, and a chunk-wise reduction."""
     X = rng.normal(size=(203, 6))
     Xd = da.from_array(X, chunks=((60, 1, 80, 62), (6,)))
-    rows = DaskRows(client, row_chunks(Xd), np.tanh, 6, np.float64)
+    rows = DaskRows(client, row_chunks(Xd), np.tanh, 6, np.float64, store)
     ref = ArrayRows(np.tanh(X), threads=1)
     assert rows.shape == ref.shape == (203, 6)
     W = rng.normal(size=(6, 3))
@@ -73,7 +75,13 @@ def test_the_dask_provider_gives_the_array_providers_sums(client, rng):
     np.testing.assert_allclose(np.tril(H), np.tril(H_ref), rtol=1e-12, atol=1e-12)
     picked = np.array([202, 0, 60, 61, 5, 150])
     np.testing.assert_array_equal(rows.take(picked), np.tanh(X)[picked])
+    total = rows.reduce(_column_sums, np.add, w)
+    np.testing.assert_allclose(total, w @ np.tanh(X), rtol=1e-12)
     rows.close()
+
+
+def _column_sums(F, w):
+    return w @ F
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -203,6 +211,30 @@ def test_lowrank_on_a_dask_dataframe_keeps_its_column_names(client):
     np.testing.assert_array_equal(model.feature_names_in_, ref.feature_names_in_)
     np.testing.assert_allclose(model.decision_function(frame), ref.decision_function(frame),
                                rtol=1e-6, atol=1e-8)
+
+
+def test_features_over_the_per_worker_budget_are_recomputed_to_the_same_model(client,
+                                                                            monkeypatch):
+    """memory_budget is per worker: with features larger than half of it, the workers keep
+    the X chunks and recompute the features in every task; the model is the same."""
+    from sparsekernel.distributed import _rows
+
+    stored = []
+    init = _rows.DaskRows.__init__
+
+    def spy(self, *args):
+        stored.append(args[-1])
+        init(self, *args)
+
+    monkeypatch.setattr(_rows.DaskRows, "__init__", spy)
+    X, y = make_classification(n_samples=4000, n_features=5, random_state=10)
+    params = dict(n_basis=60, basis=FixedBasis(X[:60]), gamma=0.3, C=10.0, tol=1e-10)
+    Xd = da.from_array(X, chunks=(500, -1))
+    kept = LowRankSVC(**params).fit(Xd, y)
+    recomputed = LowRankSVC(**params, memory_budget="1MB").fit(Xd, y)  # shares ~1 MB
+    assert stored == [True, False]
+    np.testing.assert_allclose(recomputed.decision_function(X), kept.decision_function(X),
+                               rtol=1e-10, atol=1e-12)
 
 
 def test_gamma_scale_comes_from_every_row_and_the_basis_from_the_rows(client):

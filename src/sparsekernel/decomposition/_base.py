@@ -110,7 +110,7 @@ def dask_kernel_moments(est, X, sample_weight):
         est.basis_indices_ = data.ids[est.basis_indices_]
     sw = check_sample_weight(data.sample_weight, data.X.shape[0])
     Z = est.basis_
-    with data.rows(type(est).__name__, functools.partial(kernel_rows, kern, Z), Z.shape[0],
+    with data.rows(est, functools.partial(kernel_rows, kern, Z), Z.shape[0],
                    np.result_type(data.sample.dtype, np.float32)) as rows:
         acc = rows.reduce(_chunk_moments, MomentAccumulator.merge, sw)
     return kern, acc.result()  # (ValueError without a row of positive weight)

@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from ..solvers._constants import GATHER_BYTES
 from ..solvers._rows import ArrayRows
-from ..utils import seed_from
+from ..utils import parse_memory_budget, seed_from
 from ._cluster import import_distributed
 
 __all__ = ["DASK_SAMPLE", "DaskInput", "DaskRows", "dask_client", "kernel_rows", "row_chunks",
@@ -140,12 +140,19 @@ class DaskInput:
             est.feature_names_in_ = self.feature_names
 
     @contextlib.contextmanager
-    def rows(self, what, transform, m, dtype):
-        """The :class:`DaskRows` of ``transform``'s features, on Dask's default client
-        (or a cluster started here), released when the block ends."""
-        client, close = dask_client(what)
+    def rows(self, est, transform, m, dtype):
+        """The :class:`DaskRows` of ``transform``'s features for the fit of ``est``, on
+        Dask's default client (or a cluster started here), released when the block ends.
+        ``est.memory_budget`` is per worker: the features are kept on the workers when a
+        worker's share of them is at most half of it, else recomputed from the X chunks by
+        every task."""
+        memory_budget = parse_memory_budget(getattr(est, "memory_budget", None))
+        client, close = dask_client(type(est).__name__)
         try:
-            rows = DaskRows(client, self.X, transform, m, dtype)
+            share = (self.X.shape[0] * float(m) * np.dtype(dtype).itemsize
+                     / max(1, len(client.nthreads())))
+            store = share <= memory_budget / 2
+            rows = DaskRows(client, self.X, transform, m, dtype, store)
             try:
                 yield rows
             finally:
@@ -183,9 +190,13 @@ class DaskRows:
     m : int
     dtype : numpy dtype
         The features' precision.
+    store : bool, default=True
+        Keep each chunk's features on its worker (computed once), or keep the X chunks
+        and recompute the features in every task (a pass costs a kernel evaluation; a
+        worker holds no n_p x m array between tasks).
     """
 
-    def __init__(self, client, X, transform, m, dtype):
+    def __init__(self, client, X, transform, m, dtype, store=True):
         self.client = client
         sizes = np.asarray(X.chunks[0], dtype=np.int64)
         self.offsets = np.r_[0, np.cumsum(sizes)]
@@ -194,8 +205,10 @@ class DaskRows:
         self.gather_bytes = GATHER_BYTES  # (rows a solver may gather on the client at once)
         chunks = client.compute(list(X.to_delayed().ravel()))
         fmap = client.scatter(transform, broadcast=True)
-        self.F = client.map(_features, chunks, fmap=fmap, pure=False)
-        del chunks  # (their lineage stays with F's tasks)
+        if store:  # F_p kept; the X chunks' lineage stays with F's tasks
+            self.F, self._fmap = client.map(_features, chunks, fmap=fmap, pure=False), None
+        else:  # X_p kept; every task recomputes F_p
+            self.F, self._fmap = chunks, fmap
 
     @property
     def shape(self):
@@ -211,13 +224,15 @@ class DaskRows:
 
     def margins(self, W):
         W = self.client.scatter(np.asarray(W, dtype=np.float64), broadcast=True)
-        parts = self.client.gather(self.client.map(_margins, self.F, W=W, pure=False))
+        parts = self.client.gather(self.client.map(_margins, self.F, fmap=self._fmap, W=W,
+                                                   pure=False))
         return np.concatenate(parts, axis=0)
 
     def gradient(self, V, grams=()):
         V = np.asarray(V, dtype=np.float64)
         requests = list(grams)
-        tasks = [self.client.submit(_pass, F, V[s], _local(requests, s), pure=False)
+        tasks = [self.client.submit(_pass, F, self._fmap, V[s], _local(requests, s),
+                                    pure=False)
                  for F, s in zip(self.F, self._slices(), strict=True)]
         grad, squares = self._sum(tasks)
         for (H, *_), square in zip(requests, squares, strict=True):
@@ -228,7 +243,8 @@ class DaskRows:
     def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
         if len(rows):
             request = [(H, weights, rows, sign, threads, dtype)]
-            tasks = [self.client.submit(_pass, F, None, _local(request, s), pure=False)
+            tasks = [self.client.submit(_pass, F, self._fmap, None, _local(request, s),
+                                        pure=False)
                      for F, s in zip(self.F, self._slices(), strict=True)
                      if _any_in(rows, s)]
             if tasks:
@@ -243,7 +259,8 @@ class DaskRows:
         for F, s in zip(self.F, self._slices(), strict=True):
             lo, hi = np.searchsorted(ordered, [s.start, s.stop])
             if hi > lo:
-                tasks.append(self.client.submit(_take, F, ordered[lo:hi] - s.start, pure=False))
+                tasks.append(self.client.submit(_take, F, ordered[lo:hi] - s.start,
+                                                self._fmap, pure=False))
                 where.append(order[lo:hi])
         taken = np.empty((len(rows), self.shape[1]), dtype=self.dtype)
         for idx, part in zip(where, self.client.gather(tasks), strict=True):
@@ -254,7 +271,8 @@ class DaskRows:
         """``combine`` over the chunks of ``fn(F_p, *(a[rows of p] for a in row_arrays))``,
         folded on the workers in a tree (None results left out): a one-pass summary of
         the rows, such as the reduced LS-SVM's moments."""
-        tasks = [self.client.submit(_apply, fn, F, *(a[s] for a in row_arrays), pure=False)
+        tasks = [self.client.submit(_apply, fn, F, self._fmap, *(a[s] for a in row_arrays),
+                                    pure=False)
                  for F, s in zip(self.F, self._slices(), strict=True)]
         while len(tasks) > 1:
             tasks = [self.client.submit(_fold, combine, *tasks[i:i + _FAN_IN], pure=False)
@@ -293,15 +311,17 @@ def _local(requests, s):
 
 # ---------------------------------------------------------------- on the workers
 def _features(X_chunk, fmap):
-    return np.ascontiguousarray(fmap(X_chunk))
+    """A chunk's features; ``fmap`` None: the chunk is its stored features."""
+    return X_chunk if fmap is None else np.ascontiguousarray(fmap(X_chunk))
 
 
-def _margins(F, W):
-    return ArrayRows(F, threads=1).margins(W)
+def _margins(F, fmap, W):
+    return ArrayRows(_features(F, fmap), threads=1).margins(W)
 
 
-def _pass(F, V, requests):
+def _pass(F, fmap, V, requests):
     """One chunk's part of ``F^T V`` (None without V) and of each Gram request."""
+    F = _features(F, fmap)
     rows = ArrayRows(F, threads=1)
     grad = None if V is None else rows.gradient(V)[:-1]
     squares = []
@@ -312,8 +332,9 @@ def _pass(F, V, requests):
     return grad, squares
 
 
-def _take(F, local):
-    return F[local]
+def _take(X_chunk, local, fmap=None):
+    """Rows ``local`` of a chunk (of its features, with ``fmap``)."""
+    return _features(X_chunk[local], fmap)
 
 
 def _moments(X_chunk):
@@ -328,8 +349,8 @@ def _moments(X_chunk):
     return size, mean, float(np.square(X_chunk - mean).sum())
 
 
-def _apply(fn, F, *row_arrays):
-    return fn(F, *row_arrays)
+def _apply(fn, F, fmap, *row_arrays):
+    return fn(_features(F, fmap), *row_arrays)
 
 
 def _fold(combine, *parts):

@@ -350,7 +350,7 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         if self.basis_indices_ is not None:
             self.basis_indices_ = data.ids[self.basis_indices_]
         fmap = nystrom_from_basis(kern, basis, "auto", data.sample.dtype, "eigh")
-        with data.rows(type(self).__name__, fmap.transform, fmap.n_components,
+        with data.rows(self, fmap.transform, fmap.n_components,
                        np.result_type(data.sample.dtype, np.float32)) as rows:
             moments = rows.reduce(_Moments.of_rows, _Moments.merge, Y, sw)
         if moments is None:

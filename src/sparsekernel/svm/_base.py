@@ -123,7 +123,7 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
         if self.basis_indices_ is not None:
             self.basis_indices_ = data.ids[self.basis_indices_]
         Z = self.basis_
-        with data.rows(type(self).__name__, functools.partial(kernel_rows, kern, Z),
+        with data.rows(self, functools.partial(kernel_rows, kern, Z),
                        Z.shape[0], working_dtype(data.sample, Z)) as rows:
             self._solve(rows, Y, sw, labels)
 

@@ -175,7 +175,7 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
             fmap = self._fit_map(data.sample, y_enc[data.ids], "cholesky", gamma=data.gamma)
             if self.basis_indices_ is not None:
                 self.basis_indices_ = data.ids[self.basis_indices_]
-            with data.rows(type(self).__name__, fmap.transform, fmap.n_components,
+            with data.rows(self, fmap.transform, fmap.n_components,
                            np.result_type(data.sample.dtype, np.float32)) as rows:
                 return self._solve(rows, y_enc, sw)
         X, y_enc, _, sw = self._classifier_data(X, y, sample_weight)

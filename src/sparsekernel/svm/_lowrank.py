@@ -286,7 +286,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
                              gamma=data.gamma, n_rows=data.X.shape[0])
         if self.basis_indices_ is not None:
             self.basis_indices_ = data.ids[self.basis_indices_]
-        with data.rows(type(self).__name__, fmap.transform, fmap.n_components,
+        with data.rows(self, fmap.transform, fmap.n_components,
                        fmap.dtype) as rows:
             self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
                 self, rows, Y, sw, self._problem_labels, Budget(self))
