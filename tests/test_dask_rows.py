@@ -317,3 +317,29 @@ def test_scale_gamma_from_chunks_does_not_cancel_an_offset(rng):
     expected = 1.0 / (6 * S.toarray().var())
     got = scale_gamma(da.from_array(S, chunks=(90, -1), asarray=False))
     assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_libsvm_files_read_by_the_workers_fit_the_in_memory_model(client, tmp_path):
+    """Each file one CSR chunk read where it is used, the width the largest index of any
+    file: the model of the rows loaded in memory."""
+    import scipy.sparse as sp
+    from sklearn.datasets import dump_svmlight_file
+
+    from sparsekernel.distributed import read_libsvm
+
+    X, y = make_classification(n_samples=600, n_features=7, random_state=11)
+    X[np.abs(X) < 0.5] = 0.0
+    X[:200, -1] = 0.0  # the first file never uses the last feature
+    paths = []
+    for i, rows in enumerate((slice(0, 200), slice(200, 450), slice(450, 600))):
+        paths.append(tmp_path / f"part{i}.libsvm")
+        dump_svmlight_file(X[rows], y[rows], str(paths[-1]), zero_based=False)
+    Xd, yd = read_libsvm(paths)
+    assert Xd.shape == (600, 7) and Xd.chunks[0] == (200, 250, 150)
+    params = dict(n_basis=30, basis=FixedBasis(X[:30]), gamma=0.3, C=5.0, tol=1e-10)
+    model = LowRankSVC(**params).fit(Xd, yd)
+    ref = LowRankSVC(**params).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(model.decision_function(X), ref.decision_function(X),
+                               rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match="n_features=5, but .*part0"):
+        read_libsvm(paths, n_features=5)

@@ -37,8 +37,8 @@ from ..solvers._rows import ArrayRows
 from ..utils import parse_memory_budget, seed_from
 from ._cluster import import_distributed
 
-__all__ = ["DASK_SAMPLE", "DaskInput", "DaskRows", "dask_client", "kernel_rows", "row_chunks",
-           "sample_rows", "scale_gamma"]
+__all__ = ["DASK_SAMPLE", "DaskInput", "DaskRows", "dask_client", "kernel_rows",
+           "read_libsvm", "row_chunks", "sample_rows", "scale_gamma"]
 
 #: Rows of a dask collection the landmarks are chosen on (drawn from every chunk): enough
 #: for 'auto''s spectrum sample and for k-means or random landmarks up to its cap, and a
@@ -64,6 +64,73 @@ def dask_client(what):
             cluster.close()
 
         return client, close
+
+
+def read_libsvm(paths, n_features=None, dtype=np.float64, zero_based=False):
+    """The rows of LIBSVM/SVMlight files as dask arrays, each file read by a worker.
+
+    Every file is one chunk of CSR rows, read once where it will be used (on Dask's default
+    client; without one, by this process's threads) and kept there: the client only learns
+    each file's row count and width. Fit any estimator that takes dask input on the result
+    (``LowRankSVC().fit(*read_libsvm(paths))``); a folder of Parquet files is
+    ``dask.dataframe.read_parquet``'s.
+
+    Parameters
+    ----------
+    paths : sequence of str or os.PathLike
+        The files, as the workers see them (a shared file system); compressed files as
+        :func:`sparsekernel.datasets.load_svmlight_path` reads them.
+    n_features : int, optional
+        Width of X; default: the largest feature index of any file.
+    dtype : numpy dtype, default=float64
+    zero_based : bool, default=False
+        Whether feature indices start at 0 (LIBSVM's files start at 1).
+
+    Returns
+    -------
+    X : dask.array.Array of shape (n_samples, n_features), CSR chunks
+    y : dask.array.Array of shape (n_samples,)
+    """
+    import dask
+    import dask.array as da
+
+    paths = [str(p) for p in paths]
+    if not paths:
+        raise ValueError("read_libsvm needs at least one file; got an empty list.")
+    parts = dask.persist(*[dask.delayed(_read_svmlight)(p, dtype, zero_based) for p in paths])
+    shapes = dask.compute(*[dask.delayed(_csr_shape)(p) for p in parts])
+    width = max(w for _, w in shapes) if n_features is None else int(n_features)
+    for path, (_, w) in zip(paths, shapes, strict=True):
+        if w > width:
+            raise ValueError(f"n_features={width}, but {path!r} has features up to index "
+                             f"{w} (pass n_features >= {w}, or None).")
+    meta = sp.csr_matrix((0, width), dtype=dtype)
+    X = da.concatenate([da.from_delayed(dask.delayed(_widen)(p, width), shape=(n, width),
+                                        dtype=dtype, meta=meta)
+                        for p, (n, _) in zip(parts, shapes, strict=True)])
+    y = da.concatenate([da.from_delayed(dask.delayed(_labels)(p), shape=(n,), dtype=np.float64)
+                        for p, (n, _) in zip(parts, shapes, strict=True)])
+    return X, y
+
+
+def _read_svmlight(path, dtype, zero_based):
+    from ..datasets import load_svmlight_path
+
+    return load_svmlight_path(path, dtype=dtype, zero_based=zero_based)
+
+
+def _csr_shape(part):
+    return part[0].shape
+
+
+def _widen(part, width):
+    X = part[0]
+    return X if X.shape[1] == width else sp.csr_matrix((X.data, X.indices, X.indptr),
+                                                       shape=(X.shape[0], width))
+
+
+def _labels(part):
+    return np.asarray(part[1], dtype=np.float64)
 
 
 def row_chunks(X):
