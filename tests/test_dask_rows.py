@@ -237,6 +237,21 @@ def test_features_over_the_per_worker_budget_are_recomputed_to_the_same_model(cl
                                rtol=1e-10, atol=1e-12)
 
 
+def test_auto_sizes_the_basis_for_all_the_rows_not_the_sample(client, monkeypatch):
+    """n_basis='auto' chosen on the sample is extrapolated to every row, as in memory (the
+    sample's own rows alone would ask for far fewer basis functions)."""
+    from sparsekernel.distributed import _rows
+
+    monkeypatch.setattr(_rows, "DASK_SAMPLE", 1500)
+    X, y = make_classification(n_samples=8000, n_features=8, n_informative=6, random_state=0)
+    params = dict(C=100.0, basis="random", random_state=0)
+    on_dask = LowRankSVC(**params).fit(da.from_array(X, chunks=(2000, -1)), y)
+    m_dask = on_dask.basis_.shape[0]
+    m_memory = LowRankSVC(**params).fit(X, y).basis_.shape[0]
+    m_sample = LowRankSVC(**params).fit(X[:1500], y[:1500]).basis_.shape[0]
+    assert abs(m_dask - m_memory) <= 0.1 * m_memory < m_memory - m_sample
+
+
 def test_gamma_scale_comes_from_every_row_and_the_basis_from_the_rows(client):
     """gamma='scale' is the full data's (a reduction, not the sample's), and the landmarks
     chosen on the sample are rows of X at ``basis_indices_``."""

@@ -154,7 +154,7 @@ def effective_dimension(eigenvalues, ridge):
     return float(np.sum(lam / (lam + ridge)))
 
 
-def auto_n_basis(X, kernel, random_state=None, C=1.0):
+def auto_n_basis(X, kernel, random_state=None, C=1.0, n_rows=None):
     """``n_basis='auto'``: as many basis functions as the fit's effective dimension needs.
 
     A kernel machine with regularisation parameter C (the loss weighted by C against
@@ -180,19 +180,23 @@ def auto_n_basis(X, kernel, random_state=None, C=1.0):
     C : float, default=1.0
         The estimator's regularisation parameter (its ``C``; estimators without one, the
         transformers, pass the default 1.0 of the estimators they feed).
+    n_rows : int, optional
+        The rows the fit has when X is a sample of them (a dask collection's): the
+        spectrum is extrapolated to n_rows. Default: X's rows.
 
     Returns
     -------
     int
-        The number of basis functions, in [1, n].
+        The number of basis functions, in [1, n], and at most X's rows.
     """
-    n = X.shape[0]
-    if n <= AUTO_MIN:
-        return n
+    n_x = X.shape[0]
+    n = n_x if n_rows is None else max(int(n_rows), n_x)
+    if n_x <= AUTO_MIN:
+        return n_x
     rng = np.random.default_rng(random_state.randint(2**31) if hasattr(random_state, "randint")
                                 else random_state)
-    s = min(n, AUTO_SAMPLE)
-    rows = rng.permutation(n)[:s] if s < n else np.arange(n)
+    s = min(n_x, AUTO_SAMPLE)
+    rows = rng.permutation(n_x)[:s] if s < n_x else np.arange(n_x)
     Xs = X[rows]
     K = kernel(Xs, Xs).astype(np.float64)
     half = s // 2
@@ -204,7 +208,7 @@ def auto_n_basis(X, kernel, random_state=None, C=1.0):
     d_full = d * (n / s) ** growth
     nnz = (Xs.nnz if sp.issparse(Xs) else np.count_nonzero(Xs)) / s
     m = math.ceil(AUTO_OVERSAMPLE * d_full)
-    return int(min(n, auto_cap(n, nnz), max(AUTO_MIN, m)))
+    return int(min(n_x, auto_cap(n, nnz), max(AUTO_MIN, m)))
 
 
 def resolve_n_basis(n_basis, n_samples, auto=None, note=None):

@@ -28,7 +28,7 @@ def _accepts_kernel(selector):
 
 def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                      memory_budget=None, n_basis="auto", basis="random", random_state=None,
-                     max_n_basis=None, C=1.0, all_rows_up_to=None):
+                     max_n_basis=None, C=1.0, all_rows_up_to=None, n_rows=None):
     """Resolve the kernel on X, choose Z with it, finish the kernel.
 
     A selector thus always receives the estimator's own kernel (kind, degree, coef0, gamma
@@ -57,6 +57,9 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
         rows, the basis is every row (``info['all_rows']``) when 'auto' would take at least
         ``AUTO_ALL_ROWS_SHARE`` of them (the exact solve then costs about what the reduced
         one would).
+    n_rows : int, optional
+        The fit's rows when X is a sample of them (a dask collection's): 'auto' and a
+        fractional ``n_basis`` are sized for n_rows (at most X's rows are chosen).
 
     Returns
     -------
@@ -66,11 +69,12 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     """
     with fit_step("basis-selection"):  # a step of the running fit, for its callbacks
         return _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis,
-                                 basis, random_state, max_n_basis, C, all_rows_up_to)
+                                 basis, random_state, max_n_basis, C, all_rows_up_to, n_rows)
 
 
 def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis, basis,
-                      random_state, max_n_basis=None, C=1.0, all_rows_up_to=None):
+                      random_state, max_n_basis=None, C=1.0, all_rows_up_to=None,
+                      n_rows=None):
     from ._registry import make_basis_selector  # (every selector: loaded at the first fit)
 
     kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X)
@@ -80,7 +84,7 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
     if not hasattr(selector, "centers"):
         auto = None
         if isinstance(n_basis, str) and n_basis == "auto":
-            auto = auto_n_basis(X, kern, rng, C=C)
+            auto = auto_n_basis(X, kern, rng, C=C, n_rows=n_rows)
         n = X.shape[0]
         if (auto is not None and all_rows_up_to is not None and isinstance(basis, str)
                 and basis in _ROW_SELECTORS and n <= all_rows_up_to
@@ -91,7 +95,7 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
         if auto is not None and max_n_basis is not None and max_n_basis < auto:
             note = {"memory_budget_lowered_it_from": auto}  # the memory plan's cap
             auto = max_n_basis
-        m = resolve_n_basis(n_basis, X.shape[0], auto, note)
+        m = min(resolve_n_basis(n_basis, n if n_rows is None else n_rows, auto, note), n)
     extra = {"kernel": kern} if _accepts_kernel(selector) else {}
     res = selector.select(X, y, n_basis=m, random_state=rng, **extra)
     if res.gamma is not None:  # per-centre widths from the selector replace gamma

@@ -45,11 +45,11 @@ class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEsti
             check_n_samples(self, X)
         return X
 
-    def _fit_basis(self, X, y_basis=None, gamma=None):
+    def _fit_basis(self, X, y_basis=None, gamma=None, n_rows=None):
         """Set ``basis_``, ``basis_indices_``, ``gamma_``; return the fitted kernel
-        (``gamma``: see :meth:`_fit_kernel_basis`)."""
+        (``gamma``, ``n_rows``: see :meth:`_fit_kernel_basis`)."""
         if self.n_basis is not None:
-            return self._fit_kernel_basis(X, y_basis, gamma=gamma)[0]
+            return self._fit_kernel_basis(X, y_basis, gamma=gamma, n_rows=n_rows)[0]
         check_full_kernel(self, X)
         kern = self._view_kernel(X)
         self.basis_, self.basis_indices_ = X.copy(), np.arange(X.shape[0])
@@ -105,7 +105,7 @@ def dask_kernel_moments(est, X, sample_weight):
                          "'auto').")
     data = DaskInput(est, X, None, sample_weight)
     data.set_features_in(est)
-    kern = est._fit_basis(data.sample, gamma=data.gamma)
+    kern = est._fit_basis(data.sample, gamma=data.gamma, n_rows=data.X.shape[0])
     if est.basis_indices_ is not None:
         est.basis_indices_ = data.ids[est.basis_indices_]
     sw = check_sample_weight(data.sample_weight, data.X.shape[0])

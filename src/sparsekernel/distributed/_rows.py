@@ -185,7 +185,8 @@ class DaskInput:
     from every row when it is 'scale' (else None: the estimator's own), and a sample of
     ``sample_size`` rows drawn from every chunk for the basis (``ids``, ``sample``)."""
 
-    def __init__(self, est, X, y, sample_weight, sample_size=DASK_SAMPLE):
+    def __init__(self, est, X, y, sample_weight, sample_size=None):
+        sample_size = DASK_SAMPLE if sample_size is None else sample_size
         self.X = row_chunks(X)
         n = self.X.shape[0]
         self.y, self.sample_weight = _values(y), _values(sample_weight)

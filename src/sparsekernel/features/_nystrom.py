@@ -236,7 +236,8 @@ class NystromMapMixin:
         problems), else the input's. ``gamma``: see :meth:`_fit_kernel_basis`; ``gamma``
         and ``n_rows`` serve a map fitted on a sample of the rows it will transform.
         """
-        kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis, gamma=gamma)
+        kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis, gamma=gamma,
+                                           n_rows=n_rows)
         return self._map_on_basis(kern, res, X, method, planned, n_rows)
 
     def _map_on_basis(self, kern, res, X, method="eigh", planned=False, n_rows=None):

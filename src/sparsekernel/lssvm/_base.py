@@ -346,7 +346,8 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
             Y = np.asarray(data.y, dtype=np.float64)[:, None]
             sw, y_basis = check_sample_weight(data.sample_weight, len(Y)), None
         data.set_features_in(self)
-        kern, basis = self._fit_kernel_basis(data.sample, y_basis, gamma=data.gamma)
+        kern, basis = self._fit_kernel_basis(data.sample, y_basis, gamma=data.gamma,
+                                             n_rows=data.X.shape[0])
         if self.basis_indices_ is not None:
             self.basis_indices_ = data.ids[self.basis_indices_]
         fmap = nystrom_from_basis(kern, basis, "auto", data.sample.dtype, "eigh")

@@ -119,7 +119,8 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
             Y = np.asarray(data.y, dtype=np.float64)[:, None]
             sw, y_basis, labels = check_sample_weight(data.sample_weight, len(Y)), None, None
         data.set_features_in(self)
-        kern, _ = self._fit_kernel_basis(data.sample, y_basis, gamma=data.gamma)
+        kern, _ = self._fit_kernel_basis(data.sample, y_basis, gamma=data.gamma,
+                                         n_rows=data.X.shape[0])
         if self.basis_indices_ is not None:
             self.basis_indices_ = data.ids[self.basis_indices_]
         Z = self.basis_

@@ -172,7 +172,8 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
             y_enc = self._encode(data.y)
             sw = self._weights(data.y, data.sample_weight)
             data.set_features_in(self)
-            fmap = self._fit_map(data.sample, y_enc[data.ids], "cholesky", gamma=data.gamma)
+            fmap = self._fit_map(data.sample, y_enc[data.ids], "cholesky", gamma=data.gamma,
+                                 n_rows=data.X.shape[0])
             if self.basis_indices_ is not None:
                 self.basis_indices_ = data.ids[self.basis_indices_]
             with data.rows(self, fmap.transform, fmap.n_components,
