@@ -163,6 +163,9 @@ def test_reduced_kpca_on_a_dask_array_is_the_in_memory_transform(client, method,
     signs = np.sign(np.sum(a * b, axis=0))
     np.testing.assert_allclose(b * signs, a, rtol=1e-6, atol=1e-6 * np.abs(a).max())
     np.testing.assert_allclose(model.explained_variance_, ref.explained_variance_, rtol=1e-8)
+    lazy = model.transform(da.from_array(X, chunks=(130, -1)))
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_allclose(lazy.compute(), b, rtol=1e-12, atol=1e-12)
     assert model.gamma_ == pytest.approx(ref.gamma_, rel=1e-12)
 
 
