@@ -14,8 +14,11 @@ machine (2 workers x 1 thread, the nanny holding BLAS to one thread per worker):
   chunk by chunk in their own process. Test error on 10^5 fresh rows, fit time, peak RSS of each
   worker.
 
-Run: ``python benchmarks/bench_dask.py [--rows N] [--sets a9a,ijcnn1] [--quick]``. Writes
-benchmarks/results/dask{,_quick}.json/.md.
+- ``--workers 1,2,4``: the same Dask fit on 1, 2 and 4 one-thread workers (strong scaling;
+  more workers than cores share them).
+
+Run: ``python benchmarks/bench_dask.py [--rows N] [--sets a9a,ijcnn1] [--workers 1,2,4]
+[--quick]``. Writes benchmarks/results/dask{,_quick}.json/.md.
 """
 
 from __future__ import annotations
@@ -36,11 +39,11 @@ CHUNK_ROWS = 250_000
 NOISE = 0.05  # share of checkerboard labels flipped
 
 
-def _cluster():
+def _cluster(n_workers=2):
     import distributed
 
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                       processes=True, dashboard_address=None)
     client = distributed.Client(cluster)  # the default client: LowRankSVC fits on it
     client.run(importlib.import_module, "sparsekernel.distributed._rows")
     return cluster, client
@@ -111,6 +114,22 @@ def _board(rows, seed):
     return X, np.where(flip, -y, y)
 
 
+def scaling_run(n_workers, n_rows, n_basis, n_test):
+    """Child process: the Dask fit of worker-generated rows on ``n_workers`` workers."""
+    mark_baseline()
+    Xt, yt = _board(n_test, 99)
+    cluster, client = _cluster(n_workers)
+    try:
+        X, y = checkerboard_array(n_rows, seed=1)
+        model, fit_s = timed(LowRankSVC(n_basis=n_basis, gamma=2.0, C=100.0,
+                                        random_state=0).fit, X, y)
+        return {"fit_s": fit_s, "error_pct": 100 * np.mean(model.predict(Xt) != yt),
+                "worker_peak_rss_mib": max(_peaks(client))}
+    finally:
+        client.close()
+        cluster.close()
+
+
 def generated_run(method, n_rows, n_basis, n_test):
     """Child process: the Dask fit on worker-generated rows, or fit_stream of the same rows
     generated chunk by chunk here."""
@@ -141,6 +160,9 @@ def main(argv=None):
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--sets", default="a9a,ijcnn1")
     ap.add_argument("--n-basis", type=int, default=300)
+    ap.add_argument("--workers", default="",
+                    help="comma-separated worker counts: also the Dask fit of the generated "
+                         "rows on each (strong scaling), e.g. 1,2,4")
     ap.add_argument("--quick", action="store_true", help="100,000 rows, ijcnn1 only")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
@@ -156,6 +178,11 @@ def main(argv=None):
     for method in ("fit_stream", "in memory", "dask"):
         out = run_isolated(generated_run, method, rows_n, args.n_basis, 100_000)
         rows.append({"data": f"checkerboard {rows_n:,}", "method": method, **out})
+        print(rows[-1], flush=True)
+    for workers in [int(w) for w in args.workers.split(",") if w]:
+        out = run_isolated(scaling_run, workers, rows_n, args.n_basis, 100_000)
+        rows.append({"data": f"checkerboard {rows_n:,}", "method": f"dask, {workers} worker(s)",
+                     **out})
         print(rows[-1], flush=True)
     payload = {
         "title": "LowRankSVC on a Dask cluster, on one machine, and MapReduceSVC",
