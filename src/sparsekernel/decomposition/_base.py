@@ -106,8 +106,7 @@ def dask_kernel_moments(est, X, sample_weight):
     data = DaskInput(est, X, None, sample_weight)
     data.set_features_in(est)
     kern = est._fit_basis(data.sample, gamma=data.gamma, n_rows=data.X.shape[0])
-    if est.basis_indices_ is not None:
-        est.basis_indices_ = data.ids[est.basis_indices_]
+    data.basis_from_rows(est)
     sw = check_sample_weight(data.sample_weight, data.X.shape[0])
     Z = est.basis_
     with data.rows(est, functools.partial(kernel_rows, kern, Z), Z.shape[0],

@@ -31,10 +31,11 @@ import contextlib
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import is_classifier
 
 from ..solvers._constants import GATHER_BYTES
 from ..solvers._rows import ArrayRows
-from ..utils import parse_memory_budget, seed_from
+from ..utils import check_sample_weight, parse_memory_budget, seed_from
 from ._cluster import import_distributed
 
 __all__ = ["DASK_SAMPLE", "DaskInput", "DaskRows", "dask_client", "kernel_rows",
@@ -201,11 +202,29 @@ class DaskInput:
         self.ids, self.sample = sample_rows(self.X, sample_size,
                                             seed_from(getattr(est, "random_state", None)))
 
+    def targets(self, est):
+        """What a fit of ``est`` needs of the labels, as its in-memory ``fit`` derives it:
+        ``(Y, sw, y_enc)``, the +-1 one-vs-rest columns, weights times class weights and
+        encoded labels of a classifier (``classes_`` set), or a regressor's one target
+        column, weights and None. Sets ``n_features_in_`` (:meth:`set_features_in`)."""
+        self.set_features_in(est)
+        if not is_classifier(est):
+            Y = np.asarray(self.y, dtype=np.float64)[:, None]
+            return Y, check_sample_weight(self.sample_weight, len(Y)), None
+        est._set_classes(self.y)
+        y_enc = est._encode(self.y)
+        return est._targets(y_enc), est._weights(self.y, self.sample_weight), y_enc
+
     def set_features_in(self, est):
         """``n_features_in_`` (and ``feature_names_in_`` for a dataframe) on ``est``."""
         est.n_features_in_ = self.X.shape[1]
         if self.feature_names is not None:
             est.feature_names_in_ = self.feature_names
+
+    def basis_from_rows(self, est):
+        """``est.basis_indices_``, chosen among the sample's rows, as rows of X."""
+        if getattr(est, "basis_indices_", None) is not None:
+            est.basis_indices_ = self.ids[est.basis_indices_]
 
     @contextlib.contextmanager
     def rows(self, est, transform, m, dtype):

@@ -61,7 +61,6 @@ from ..solvers import (
 )
 from ..utils import (
     MemoryPlan,
-    check_sample_weight,
     constraints,
     fit_step,
     is_dask_collection,
@@ -337,19 +336,11 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
                 f"{type(self).__name__} with n_basis=None is the exact LS-SVM (an n x n "
                 "system): on dask input pass n_basis (an int, a fraction or 'auto').")
         data = DaskInput(self, X, y, sample_weight)
-        if isinstance(self, OneVsRestClassifierMixin):
-            self._set_classes(data.y)
-            y_enc = self._encode(data.y)
-            Y, sw = self._targets(y_enc), self._weights(data.y, data.sample_weight)
-            y_basis = y_enc[data.ids]
-        else:
-            Y = np.asarray(data.y, dtype=np.float64)[:, None]
-            sw, y_basis = check_sample_weight(data.sample_weight, len(Y)), None
-        data.set_features_in(self)
-        kern, basis = self._fit_kernel_basis(data.sample, y_basis, gamma=data.gamma,
-                                             n_rows=data.X.shape[0])
-        if self.basis_indices_ is not None:
-            self.basis_indices_ = data.ids[self.basis_indices_]
+        Y, sw, y_enc = data.targets(self)
+        kern, basis = self._fit_kernel_basis(data.sample,
+                                             None if y_enc is None else y_enc[data.ids],
+                                             gamma=data.gamma, n_rows=data.X.shape[0])
+        data.basis_from_rows(self)
         fmap = nystrom_from_basis(kern, basis, "auto", data.sample.dtype, "eigh")
         with data.rows(self, fmap.transform, fmap.n_components,
                        np.result_type(data.sample.dtype, np.float32)) as rows:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from sklearn.base import is_classifier
 
 from ..base import (
     BASIS_CONSTRAINTS,
@@ -43,7 +42,7 @@ from ..kernels._functions import working_dtype
 from ..solvers import SquaredSmoothHinge, newton_armijo, newton_kernel
 from ..solvers._rows import is_provider
 from ..solvers.newton_ovr import newton_ovr
-from ..utils import Interval, SolverProgress, check_sample_weight, constraints
+from ..utils import Interval, SolverProgress, constraints
 from ._memory import Budget, presolve_rows, reduced_plan
 
 __all__ = ["SVM_CONSTRAINTS", "BaseSmoothSVM", "kernel_newton", "solve_in_rows",
@@ -110,19 +109,11 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
                 "(an n x n kernel): on dask input pass n_basis (an int, a fraction or "
                 "'auto').")
         data = DaskInput(self, X, y, sample_weight)
-        if is_classifier(self):
-            self._set_classes(data.y)
-            y_enc = self._encode(data.y)
-            Y, sw = self._targets(y_enc), self._weights(data.y, data.sample_weight)
-            y_basis, labels = y_enc[data.ids], self._problem_labels
-        else:
-            Y = np.asarray(data.y, dtype=np.float64)[:, None]
-            sw, y_basis, labels = check_sample_weight(data.sample_weight, len(Y)), None, None
-        data.set_features_in(self)
-        kern, _ = self._fit_kernel_basis(data.sample, y_basis, gamma=data.gamma,
-                                         n_rows=data.X.shape[0])
-        if self.basis_indices_ is not None:
-            self.basis_indices_ = data.ids[self.basis_indices_]
+        Y, sw, y_enc = data.targets(self)
+        labels = self._problem_labels if y_enc is not None else None
+        kern, _ = self._fit_kernel_basis(data.sample, None if y_enc is None else y_enc[data.ids],
+                                         gamma=data.gamma, n_rows=data.X.shape[0])
+        data.basis_from_rows(self)
         Z = self.basis_
         with data.rows(self, functools.partial(kernel_rows, kern, Z),
                        Z.shape[0], working_dtype(data.sample, Z)) as rows:

@@ -168,14 +168,10 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
             from ..distributed._rows import DaskInput
 
             data = DaskInput(self, X, y, sample_weight)
-            self._set_classes(data.y)
-            y_enc = self._encode(data.y)
-            sw = self._weights(data.y, data.sample_weight)
-            data.set_features_in(self)
+            _, sw, y_enc = data.targets(self)
             fmap = self._fit_map(data.sample, y_enc[data.ids], "cholesky", gamma=data.gamma,
                                  n_rows=data.X.shape[0])
-            if self.basis_indices_ is not None:
-                self.basis_indices_ = data.ids[self.basis_indices_]
+            data.basis_from_rows(self)
             with data.rows(self, fmap.transform, fmap.n_components,
                            np.result_type(data.sample.dtype, np.float32)) as rows:
                 return self._solve(rows, y_enc, sw)

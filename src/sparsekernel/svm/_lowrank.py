@@ -278,14 +278,10 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
                 f"LowRankSVC fits dask input with loss='squared_hinge' (the Newton solver "
                 f"on the workers' features); got loss={self.loss!r}.")
         data = DaskInput(self, X, y, sample_weight)
-        self._set_classes(data.y)
-        y_enc = self._encode(data.y)
-        Y, sw = self._targets(y_enc), self._weights(data.y, data.sample_weight)
-        data.set_features_in(self)
+        Y, sw, y_enc = data.targets(self)
         fmap = self._fit_map(data.sample, y_enc[data.ids], self.whitening, planned=True,
                              gamma=data.gamma, n_rows=data.X.shape[0])
-        if self.basis_indices_ is not None:
-            self.basis_indices_ = data.ids[self.basis_indices_]
+        data.basis_from_rows(self)
         with data.rows(self, fmap.transform, fmap.n_components,
                        fmap.dtype) as rows:
             self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
