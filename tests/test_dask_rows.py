@@ -51,7 +51,8 @@ def test_the_dask_provider_gives_the_array_providers_sums(client, rng, store):
     """Every member over uneven chunks (one of a single row) equals the in-memory
     provider's, features kept on the workers or recomputed by every task: margins, the
     gradient with its Gram requests (added and removed rows, float64 and float32
-    products), a Gram sum alone, rows taken in any order, and a chunk-wise reduction."""
+    products), a Gram sum alone, rows taken in any order, a chunk-wise reduction, and every
+    stride-th row as a provider of its own (sliced on the workers)."""
     X = rng.normal(size=(203, 6))
     Xd = da.from_array(X, chunks=((60, 1, 80, 62), (6,)))
     rows = DaskRows(client, row_chunks(Xd), np.tanh, 6, np.float64, store)
@@ -77,6 +78,13 @@ def test_the_dask_provider_gives_the_array_providers_sums(client, rng, store):
     np.testing.assert_array_equal(rows.take(picked), np.tanh(X)[picked])
     total = rows.reduce(_column_sums, np.add, w)
     np.testing.assert_allclose(total, w @ np.tanh(X), rtol=1e-12)
+    for stride in (1, 7, 61):
+        sub, sub_ref = rows.every(stride), ref.every(stride)
+        assert sub.shape == sub_ref.shape == (len(range(0, 203, stride)), 6)
+        np.testing.assert_allclose(sub.margins(W), sub_ref.margins(W), rtol=1e-13)
+        np.testing.assert_array_equal(sub.take([0, sub.shape[0] - 1]),
+                                      np.tanh(X)[[0, (sub.shape[0] - 1) * stride]])
+        sub.close()
     rows.close()
 
 
@@ -226,7 +234,7 @@ def test_features_over_the_per_worker_budget_are_recomputed_to_the_same_model(cl
     init = _rows.DaskRows.__init__
 
     def spy(self, *args):
-        stored.append(args[-1])
+        stored.append(args[5])
         init(self, *args)
 
     monkeypatch.setattr(_rows.DaskRows, "__init__", spy)
@@ -361,3 +369,68 @@ def test_libsvm_files_read_by_the_workers_fit_the_in_memory_model(client, tmp_pa
                                rtol=1e-6, atol=1e-8)
     with pytest.raises(ValueError, match="n_features=5, but .*part0"):
         read_libsvm(paths, n_features=5)
+
+
+def test_a_cluster_without_workers_ends_the_fit_with_a_clear_error(monkeypatch):
+    """The cluster's only worker gone during a gradient pass (scaled to zero): the fit ends
+    with an error naming the missing workers within the grace period, not a wait without
+    end, and the estimator is as it was."""
+    import threading
+    import time
+
+    from sparsekernel.distributed import _cluster
+
+    monkeypatch.setattr(_cluster, "NO_WORKER_GRACE", 2.0)
+    X, y = make_classification(n_samples=20_000, n_features=10, random_state=6)
+    params = dict(n_basis=300, basis=FixedBasis(X[:300]), gamma=0.1, C=10.0, tol=1e-8)
+    Xd, yd = da.from_array(X, chunks=(2500, -1)), da.from_array(y, chunks=2500)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        model, result = LowRankSVC(**params), {}
+
+        def fit():
+            try:
+                model.fit(Xd, yd)
+            except BaseException as exc:  # reported below
+                result["error"] = exc
+
+        thread = threading.Thread(target=fit)
+        thread.start()
+        gone, deadline = False, time.monotonic() + 60
+        while not gone and time.monotonic() < deadline and thread.is_alive():
+            if any(str(k).startswith("_pass") for keys in client.processing().values()
+                   for k in keys):
+                cluster.scale(0)
+                gone = True
+            time.sleep(0.002)
+        thread.join(timeout=60)
+        assert gone and not thread.is_alive()
+    assert isinstance(result.get("error"), RuntimeError), result
+    assert "no worker" in str(result["error"]) and "LowRankSVC" in str(result["error"])
+    assert not hasattr(model, "coef_")
+
+
+def test_an_interrupted_fit_cancels_its_tasks_and_leaves_the_estimator(client, monkeypatch):
+    """Ctrl-C during a Dask fit (a KeyboardInterrupt between Newton steps): the estimator
+    is as it was and the cluster holds none of the fit's features or tasks."""
+    import time
+
+    from sparsekernel.solvers import newton_ovr
+
+    X, y = make_classification(n_samples=2000, n_features=6, random_state=2)
+    Xd = da.from_array(X, chunks=(500, -1))
+    model = LowRankSVC(n_basis=40, basis=FixedBasis(X[:40]), gamma=0.2).fit(X, y)
+    before = model.coef_.copy()
+
+    def interrupt(self, todo, D):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(newton_ovr._State, "step", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(Xd, y)
+    np.testing.assert_array_equal(model.coef_, before)
+    deadline = time.monotonic() + 10
+    while client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)):
+        assert time.monotonic() < deadline, "tasks left on the cluster"
+        time.sleep(0.05)

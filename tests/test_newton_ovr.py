@@ -124,8 +124,8 @@ def test_hessian_updates_in_place_equal_rebuilds(monkeypatch):
 
 
 def test_every_provider_gives_the_same_products_and_rows():
-    """margins, gradient and take: the same numbers from the rows in memory and block by
-    block (the provider interface of solvers._rows)."""
+    """margins, gradient, take and every: the same numbers from the rows in memory and
+    block by block (the provider interface of solvers._rows)."""
     F, Y, _ = _problem(n=300, seed=3)
     W = np.random.default_rng(1).standard_normal((F.shape[1], 3))
     idx = np.array([299, 0, 150, 37, 38, 7])
@@ -135,6 +135,9 @@ def test_every_provider_gives_the_same_products_and_rows():
         np.testing.assert_allclose(rows.gradient(Y), np.vstack([F.T @ Y, Y.sum(axis=0)]),
                                    rtol=1e-12, atol=1e-12, err_msg=name)
         np.testing.assert_array_equal(rows.take(idx), F[idx], err_msg=name)
+        sub = rows.every(7)
+        assert sub.shape == F[::7].shape
+        np.testing.assert_allclose(sub.margins(W), F[::7] @ W, rtol=1e-12, err_msg=name)
 
 
 @pytest.mark.parametrize("k", [1, 3])

@@ -10,7 +10,7 @@ import math
 import os
 import time
 
-__all__ = ["NO_WORKER_GRACE", "import_distributed", "iter_completed", "n_threads",
+__all__ = ["NO_WORKER_GRACE", "gather", "import_distributed", "iter_completed", "n_threads",
            "open_client"]
 
 #: Seconds the driver accepts a cluster without a worker before it gives up: long enough for
@@ -98,6 +98,29 @@ def iter_completed(client, futures, remaining, what, timeout=None, action="fit")
             time.sleep(_POLL)
 
 
+def gather(client, futures, what, action="fit"):
+    """``client.gather(futures)`` (a list), raising as :func:`iter_completed` does when the
+    cluster cannot run them (no worker for NO_WORKER_GRACE seconds, or the scheduler gone).
+    Waits for all of them at once, so a quick reduction returns as soon as it is done."""
+    distributed = import_distributed(what)
+    watch = _Watch(client, len(futures), None, what, None,
+                   _FIT if action == "fit" else _PREDICT)
+    with client.as_current():  # (wait's client: this one, not Dask's default)
+        while True:
+            try:
+                distributed.wait(futures, timeout=_CHECK_WORKERS)
+                break
+            except TimeoutError:
+                watch.check()
+    try:
+        return client.gather(futures)
+    except distributed.client.FuturesCancelledError as exc:
+        raise RuntimeError(
+            f"{what}: the Dask cluster at {watch._address()} cancelled {watch._progress()} "
+            "(their inputs were lost with the workers that held them, or the client "
+            f"cancelled them); {watch.outcome}.") from exc
+
+
 class _Watch:
     """The cluster's state while the driver waits, and the errors that end the wait."""
 
@@ -132,8 +155,8 @@ class _Watch:
                 f"{self.what} cannot run its tasks: the Dask cluster at {self._address()} "
                 f"has had no worker for {now - self.no_worker_since:.1f} s, with "
                 f"{self._progress()}. Start workers on the cluster (if they died, their logs "
-                "say why, e.g. out of memory), or use an in-process cluster (client=None "
-                f"for a fit); {self.outcome}.")
+                "say why, e.g. out of memory), or use an in-process cluster (MapReduceSVC's "
+                f"client=None; for dask input, no default client); {self.outcome}.")
         if timed_out:
             raise TimeoutError(
                 f"{self.what} waited timeout={self.user_timeout:g} s for the cluster, with "

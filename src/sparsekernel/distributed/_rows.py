@@ -11,7 +11,8 @@ sum (a tree of additions on the workers), so what crosses the network per call i
 - ``gradient(V, grams)``: ``V_p`` (n_p x k) and each Gram request's weights and rows to the
   workers, one (m + 1) x k gradient and one (m + 1)^2 square per request back;
 - ``add_gram``: the weights and rows out, one (m + 1)^2 square back;
-- ``take(rows)``: those rows of F (a warm start's sample, a small active set);
+- ``take(rows)``: those rows of F (a small active set);
+- ``every(stride)``: nothing: each chunk's share of the sample is sliced on its worker;
 - ``reduce(fn, combine, ...)`` (not part of the solvers' interface): one summary per chunk,
   folded on the workers (a closed-form model's moments).
 
@@ -36,7 +37,7 @@ from sklearn.base import is_classifier
 from ..solvers._constants import GATHER_BYTES
 from ..solvers._rows import ArrayRows
 from ..utils import check_sample_weight, parse_memory_budget, seed_from
-from ._cluster import import_distributed
+from ._cluster import gather, import_distributed
 
 __all__ = ["DASK_SAMPLE", "DaskInput", "DaskRows", "dask_client", "kernel_rows",
            "read_libsvm", "row_chunks", "sample_rows", "scale_gamma"]
@@ -239,7 +240,7 @@ class DaskInput:
             share = (self.X.shape[0] * float(m) * np.dtype(dtype).itemsize
                      / max(1, len(client.nthreads())))
             store = share <= memory_budget / 2
-            rows = DaskRows(client, self.X, transform, m, dtype, store)
+            rows = DaskRows(client, self.X, transform, m, dtype, store, type(est).__name__)
             try:
                 yield rows
             finally:
@@ -281,17 +282,22 @@ class DaskRows:
         Keep each chunk's features on its worker (computed once), or keep the X chunks
         and recompute the features in every task (a pass costs a kernel evaluation; a
         worker holds no n_p x m array between tasks).
+    what : str, default='DaskRows'
+        Who fits (the estimator's name), for the errors of a cluster that cannot run the
+        tasks: no worker for ``NO_WORKER_GRACE`` seconds, or the scheduler gone
+        (:func:`~sparsekernel.distributed._cluster.gather`).
     """
 
-    def __init__(self, client, X, transform, m, dtype, store=True):
-        self.client = client
+    def __init__(self, client, X, transform, m, dtype, store=True, what="DaskRows"):
+        self.client, self.what = client, what
         sizes = np.asarray(X.chunks[0], dtype=np.int64)
         self.offsets = np.r_[0, np.cumsum(sizes)]
         self._shape = (int(self.offsets[-1]), int(m))
         self._dtype = np.dtype(dtype)
         self.gather_bytes = GATHER_BYTES  # (rows a solver may gather on the client at once)
         chunks = client.compute(list(X.to_delayed().ravel()))
-        fmap = client.scatter(transform, broadcast=True)
+        # A task, not scattered data: a worker that dies with it can recompute it.
+        fmap = client.submit(_identity, transform, pure=False)
         if store:  # F_p kept; the X chunks' lineage stays with F's tasks
             self.F, self._fmap = client.map(_features, chunks, fmap=fmap, pure=False), None
         else:  # X_p kept; every task recomputes F_p
@@ -310,9 +316,9 @@ class DaskRows:
                                                       strict=True)]
 
     def margins(self, W):
-        W = self.client.scatter(np.asarray(W, dtype=np.float64), broadcast=True)
-        parts = self.client.gather(self.client.map(_margins, self.F, fmap=self._fmap, W=W,
-                                                   pure=False))
+        W = np.asarray(W, dtype=np.float64)  # (m x k: sent with each task)
+        parts = self._gather(self.client.map(_margins, self.F, fmap=self._fmap, W=W,
+                                             pure=False))
         return np.concatenate(parts, axis=0)
 
     def gradient(self, V, grams=()):
@@ -338,6 +344,22 @@ class DaskRows:
                 H += self._sum(tasks)[1][0]
         return H
 
+    def every(self, stride):
+        """The rows 0, stride, 2 stride, ... as a provider on the same workers: each
+        chunk's share sliced where the chunk is (stored features, or the X rows to
+        recompute them from)."""
+        starts = [(-int(a)) % stride for a in self.offsets[:-1]]
+        sizes = [max(0, -(-(int(b - a) - i0) // stride))
+                 for a, b, i0 in zip(self.offsets[:-1], self.offsets[1:], starts, strict=True)]
+        sub = object.__new__(DaskRows)
+        sub.client, sub._dtype, sub.gather_bytes = self.client, self._dtype, self.gather_bytes
+        sub.what = self.what
+        sub.offsets = np.r_[0, np.cumsum(sizes)]
+        sub._shape = (int(sub.offsets[-1]), self._shape[1])
+        sub.F = self.client.map(_slice, self.F, starts, stride=stride, pure=False)
+        sub._fmap = self._fmap
+        return sub
+
     def take(self, rows):
         rows = np.asarray(rows)
         order = np.argsort(rows, kind="stable")
@@ -350,7 +372,7 @@ class DaskRows:
                                                 self._fmap, pure=False))
                 where.append(order[lo:hi])
         taken = np.empty((len(rows), self.shape[1]), dtype=self.dtype)
-        for idx, part in zip(where, self.client.gather(tasks), strict=True):
+        for idx, part in zip(where, self._gather(tasks), strict=True):
             taken[idx] = part
         return taken
 
@@ -364,7 +386,10 @@ class DaskRows:
         while len(tasks) > 1:
             tasks = [self.client.submit(_fold, combine, *tasks[i:i + _FAN_IN], pure=False)
                      for i in range(0, len(tasks), _FAN_IN)]
-        return self.client.gather(tasks[0])
+        return self._gather(tasks)[0]
+
+    def _gather(self, futures):
+        return gather(self.client, futures, self.what)
 
     def _sum(self, tasks):
         """The elementwise sum of the tasks' results, added up on the workers in a tree;
@@ -372,7 +397,7 @@ class DaskRows:
         while len(tasks) > 1:
             tasks = [self.client.submit(_add, *tasks[i:i + _FAN_IN], pure=False)
                      for i in range(0, len(tasks), _FAN_IN)]
-        return self.client.gather(tasks[0])
+        return self._gather(tasks)[0]
 
     def close(self):
         """Release the features held on the workers."""
@@ -397,6 +422,10 @@ def _local(requests, s):
 
 
 # ---------------------------------------------------------------- on the workers
+def _identity(value):
+    return value
+
+
 def _features(X_chunk, fmap):
     """A chunk's features; ``fmap`` None: the chunk is its stored features."""
     return X_chunk if fmap is None else np.ascontiguousarray(fmap(X_chunk))
@@ -417,6 +446,10 @@ def _pass(F, fmap, V, requests):
         rows.add_gram(H, weights, local, sign, 1, dtype)
         squares.append(H)
     return grad, squares
+
+
+def _slice(chunk, start, stride):
+    return chunk[start::stride].copy()
 
 
 def _take(X_chunk, local, fmap=None):

@@ -18,7 +18,10 @@ only five things of its rows, and sees them only through a provider:
     margin, or the rows that entered or left it), summed in ``dtype`` products and float64
     sums.
 ``take(rows)``
-    ``F[rows]`` as a new dense ndarray: a sample to start from, or a chunk of active rows.
+    ``F[rows]`` as a new dense ndarray: a chunk of active rows, a small sample.
+``every(stride)``
+    The provider of rows 0, stride, 2 stride, ...: a warm start's sample, kept where the
+    rows are (a copy in memory; on a cluster, each partition's share on its worker).
 
 Two providers: :class:`ArrayRows`, a stored dense array whose products are split by rows
 over the planned threads, and :class:`BlockRows`, row blocks read one at a time (a stored
@@ -42,7 +45,7 @@ __all__ = ["PROVIDER_MEMBERS", "ArrayRows", "BlockRows", "as_rows", "is_provider
 
 
 #: What makes an object a provider (besides ``shape`` and ``dtype``).
-PROVIDER_MEMBERS = ("margins", "gradient", "add_gram", "take")
+PROVIDER_MEMBERS = ("margins", "gradient", "add_gram", "take", "every")
 
 
 def is_provider(F):
@@ -89,6 +92,10 @@ class ArrayRows:
 
     def take(self, rows):
         return np.ascontiguousarray(self.F[rows])
+
+    def every(self, stride):
+        return ArrayRows(np.ascontiguousarray(self.F[::stride]), self.threads,
+                         self.gather_bytes)
 
     def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
         """The rows split over ``threads``: the first slice into H itself, each other into
@@ -188,6 +195,11 @@ class BlockRows:
             if hi > lo:
                 taken[order[lo:hi]] = _dense(Fb[ordered[lo:hi] - block_rows.start])
         return taken
+
+    def every(self, stride):
+        """The sample in memory (an :class:`ArrayRows` on the planned threads)."""
+        return ArrayRows(self.take(np.arange(0, self.shape[0], stride)),
+                         gather_bytes=self.gather_bytes)
 
     def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
         """One pass over the blocks (``threads`` is unused: a stream is read by one

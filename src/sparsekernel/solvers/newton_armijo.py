@@ -50,9 +50,11 @@ def _presolve(rows, y, loss, C, sw, n_rows, gather_bytes):
     n m^2 each; on the subsample they are cheap and land close to the full solution.
     """
     stride = -(-rows.shape[0] // n_rows)
-    idx = np.arange(0, rows.shape[0], stride)
-    sub = newton_armijo(rows.take(idx), y[idx], loss, C=C * stride, sample_weight=sw[idx],
+    sub_rows = rows.every(stride)
+    sub = newton_armijo(sub_rows, y[::stride], loss, C=C * stride, sample_weight=sw[::stride],
                         tol=1e-4, max_iter=50, presolve_rows=None, gather_bytes=gather_bytes)
+    if hasattr(sub_rows, "close"):
+        sub_rows.close()
     return np.r_[sub.coef, sub.intercept], sub.n_iter
 
 

@@ -161,10 +161,12 @@ class _State:
         that of the gradient at zero, as from a cold start."""
         n, m = self.rows.shape
         rows = slice(None, None, stride)
-        sub_F = self.rows.take(np.arange(0, n, stride))
-        sub = newton_ovr(sub_F, self.Y[rows], self.C * n / len(sub_F), self.s[rows],
+        sub_F = self.rows.every(stride)
+        sub = newton_ovr(sub_F, self.Y[rows], self.C * n / sub_F.shape[0], self.s[rows],
                          tol=max(tol, 1e-2), max_iter=max_iter, n_threads=self.threads,
                          hessian_bytes=self.hessian_bytes, gather_bytes=self.gather_bytes)
+        if hasattr(sub_F, "close"):  # (rows held elsewhere: released there)
+            sub_F.close()
         del sub_F
         self.Z = np.array([np.append(r.coef, r.intercept) for r in sub]).T
         self.f = self.rows.margins(self.Z[:m]) + self.Z[m]
