@@ -434,3 +434,32 @@ def test_an_interrupted_fit_cancels_its_tasks_and_leaves_the_estimator(client, m
     while client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)):
         assert time.monotonic() < deadline, "tasks left on the cluster"
         time.sleep(0.05)
+
+
+def _unaligned(a):
+    """A copy of ``a`` whose data starts one byte off its itemsize's alignment (as an array
+    received inside a message frame may)."""
+    buf = np.empty(a.nbytes + 64, dtype=np.uint8)
+    start = (-buf.ctypes.data) % 64 + 1
+    out = np.frombuffer(buf[start:start + a.nbytes], dtype=a.dtype).reshape(a.shape)
+    out[...] = a
+    assert not out.flags.aligned
+    return out
+
+
+def test_chunks_received_unaligned_give_the_same_sums(rng):
+    """A chunk (or V) that arrives unaligned is multiplied as the aligned one is, to the
+    last bit: where a chunk travelled does not change the model."""
+    from sparsekernel.distributed import _rows
+
+    F = rng.normal(size=(3000, 40)).astype(np.float32)
+    V, w = rng.normal(size=(3000, 2)), rng.uniform(size=3000)
+    request = [(w, np.arange(0, 3000, 3), 1.0, np.float32)]
+    grad, (H,) = _rows._pass(F, None, V, request)
+    grad_u, (H_u,) = _rows._pass(_unaligned(F), None, _unaligned(V),
+                                 [(_unaligned(w), *request[0][1:])])
+    np.testing.assert_array_equal(grad_u, grad)
+    np.testing.assert_array_equal(H_u, H)
+    W = rng.normal(size=(40, 3))
+    np.testing.assert_array_equal(_rows._margins(_unaligned(F), None, _unaligned(W)),
+                                  _rows._margins(F, None, W))

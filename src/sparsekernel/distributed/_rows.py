@@ -426,24 +426,39 @@ def _identity(value):
     return value
 
 
+def _aligned(a):
+    """``a``, copied when its data is not aligned to its itemsize.
+
+    An array received from another worker or the client may start anywhere in a message
+    frame; NumPy multiplies unaligned arrays with its own loops instead of BLAS, far more
+    slowly and with other rounding, so a sum would depend on where a chunk had travelled.
+    """
+    if isinstance(a, np.ndarray) and not a.flags.aligned:
+        return a.copy()
+    if sp.issparse(a) and not a.data.flags.aligned:
+        return a.copy()
+    return a
+
+
 def _features(X_chunk, fmap):
     """A chunk's features; ``fmap`` None: the chunk is its stored features."""
+    X_chunk = _aligned(X_chunk)
     return X_chunk if fmap is None else np.ascontiguousarray(fmap(X_chunk))
 
 
 def _margins(F, fmap, W):
-    return ArrayRows(_features(F, fmap), threads=1).margins(W)
+    return ArrayRows(_features(F, fmap), threads=1).margins(_aligned(W))
 
 
 def _pass(F, fmap, V, requests):
     """One chunk's part of ``F^T V`` (None without V) and of each Gram request."""
     F = _features(F, fmap)
     rows = ArrayRows(F, threads=1)
-    grad = None if V is None else rows.gradient(V)[:-1]
+    grad = None if V is None else rows.gradient(_aligned(V))[:-1]
     squares = []
     for weights, local, sign, dtype in requests:
         H = np.zeros((F.shape[1] + 1,) * 2)
-        rows.add_gram(H, weights, local, sign, 1, dtype)
+        rows.add_gram(H, _aligned(weights), local, sign, 1, dtype)
         squares.append(H)
     return grad, squares
 
@@ -470,7 +485,7 @@ def _moments(X_chunk):
 
 
 def _apply(fn, F, fmap, *row_arrays):
-    return fn(_features(F, fmap), *row_arrays)
+    return fn(_features(F, fmap), *map(_aligned, row_arrays))
 
 
 def _fold(combine, *parts):
