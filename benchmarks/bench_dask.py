@@ -7,12 +7,12 @@ machine (2 workers x 1 thread, the nanny holding BLAS to one thread per worker):
   memory, the same estimator fitted on a dask array of the same rows (4 chunks), and
   ``MapReduceSVC`` with 4 parts and the same total basis size (its default per-part 'auto'
   otherwise). Test error on the official test rows, fit time.
-- Worker-generated rows (``--rows``, default 10^6; a noisy 4 x 4 checkerboard, d = 2, in
-  chunks of 250,000 drawn by the workers, never held on the client): the Dask fit against
-  the single-machine ``fit_stream`` (block minimization over the chunks) and ``fit`` (the
-  rows in memory, the Dask fit's solver) of the same estimator on the same rows, generated
-  chunk by chunk in their own process. Test error on 10^5 fresh rows, fit time, peak RSS of each
-  worker.
+- Worker-generated rows (``--rows``, default 10^6; ``--problem``: a noisy 4 x 4
+  checkerboard, d = 2, or a HIGGS-like problem, d = 28; in chunks of 250,000 drawn by the
+  workers, never held on the client): the Dask fit against the single-machine
+  ``fit_stream`` (block minimization over the chunks) and ``fit`` (the rows in memory, the
+  Dask fit's solver) of the same estimator on the same rows, generated chunk by chunk in
+  their own process. Test error on 10^5 fresh rows, fit time, peak RSS of each worker.
 
 - ``--workers 1,2,4``: the same Dask fit on 1, 2 and 4 one-thread workers (strong scaling;
   more workers than cores share them), and with ``--weak R`` also on R rows per worker
@@ -23,8 +23,9 @@ machine (2 workers x 1 thread, the nanny holding BLAS to one thread per worker):
 Peak RSS is each worker's and the client process's (``ru_maxrss``): the client holds the
 labels and the solver's per-row state, the workers the rows and their features.
 
-Run: ``python benchmarks/bench_dask.py [--rows N] [--sets a9a,ijcnn1] [--workers 1,2,4]
-[--weak R] [--methods fit_stream,in memory,dask] [--budget 4GB] [--quick]``. Writes
+Run: ``python benchmarks/bench_dask.py [--rows N] [--problem higgs-like] [--sets a9a,ijcnn1]
+[--workers 1,2,4] [--weak R] [--methods fit_stream,in memory,dask] [--budget 4GB]
+[--quick]``. Writes
 benchmarks/results/dask{,_quick}.json/.md (``--out`` another folder).
 """
 
@@ -105,15 +106,16 @@ def _dense(X):
     return X.toarray() if hasattr(X, "toarray") else X
 
 
-def checkerboard_array(n_rows, seed):
-    """A lazy (X, y) of n_rows noisy checkerboard points; each chunk drawn by a worker."""
+def generated_array(problem, n_rows, seed):
+    """A lazy (X, y) of n_rows rows of ``problem``; each chunk drawn by a worker."""
     import dask
     import dask.array as da
 
+    draw, d, _ = PROBLEMS[problem]
     Xs, ys = [], []
     for b, (_, rows) in enumerate(_chunks(n_rows)):
-        X, y = dask.delayed(_board, nout=2)(rows, seed * 1_000_003 + b)
-        Xs.append(da.from_delayed(X, shape=(rows, 2), dtype=np.float64))
+        X, y = dask.delayed(draw, nout=2)(rows, seed * 1_000_003 + b)
+        Xs.append(da.from_delayed(X, shape=(rows, d), dtype=np.float64))
         ys.append(da.from_delayed(y, shape=(rows,), dtype=np.float64))
     return da.concatenate(Xs), da.concatenate(ys)
 
@@ -128,15 +130,33 @@ def _board(rows, seed):
     return X, np.where(flip, -y, y)
 
 
-def scaling_run(n_workers, n_rows, n_basis, n_test, budget=None):
+def _higgs_like(rows, seed):
+    """28 standard normal features (HIGGS's width); the label is the sign of a fixed smooth
+    function of them (a random one-hidden-layer network plus a product of two features),
+    NOISE of the labels flipped."""
+    W = np.random.default_rng(12345).standard_normal((28, 9))
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((rows, 28))
+    score = np.tanh(X @ W[:, :8] / np.sqrt(7.0)) @ W[:8, 8] + X[:, 0] * X[:, 1]
+    y = np.where(score > 0, 1.0, -1.0)
+    return X, np.where(rng.random(rows) < NOISE, -y, y)
+
+
+#: Generated problems: (draw(rows, seed) -> (X, y), n_features, LowRankSVC's parameters).
+PROBLEMS = {"checkerboard": (_board, 2, dict(gamma=2.0, C=100.0)),
+            "higgs-like": (_higgs_like, 28, dict(gamma="scale", C=10.0))}
+
+
+def scaling_run(problem, n_workers, n_rows, n_basis, n_test, budget=None):
     """Child process: the Dask fit of worker-generated rows on ``n_workers`` workers."""
     mark_baseline()
-    Xt, yt = _board(n_test, 99)
+    draw, _, params = PROBLEMS[problem]
+    Xt, yt = draw(n_test, 99)
     cluster, client = _cluster(n_workers)
     try:
-        X, y = checkerboard_array(n_rows, seed=1)
-        model, fit_s = timed(LowRankSVC(n_basis=n_basis, gamma=2.0, C=100.0, random_state=0,
-                                        memory_budget=budget).fit, X, y)
+        X, y = generated_array(problem, n_rows, seed=1)
+        model, fit_s = timed(LowRankSVC(n_basis=n_basis, random_state=0, memory_budget=budget,
+                                        **params).fit, X, y)
         return {"fit_s": fit_s, "error_pct": 100 * np.mean(model.predict(Xt) != yt),
                 "n_basis": model.basis_.shape[0], "worker_peak_rss_mib": max(_peaks(client)),
                 "client_peak_rss_mib": _client_peak()}
@@ -145,21 +165,22 @@ def scaling_run(n_workers, n_rows, n_basis, n_test, budget=None):
         cluster.close()
 
 
-def generated_run(method, n_rows, n_basis, n_test, budget=None):
-    """Child process: the Dask fit on worker-generated rows, or fit_stream of the same rows
-    generated chunk by chunk here."""
-    mark_baseline()
-    params = dict(n_basis=n_basis, gamma=2.0, C=100.0, random_state=0)
+def generated_run(problem, method, n_rows, n_basis, n_test, budget=None):
+    """Child process: the Dask fit on worker-generated rows, or fit_stream / fit of the same
+    rows generated chunk by chunk here."""
     if method == "dask":
-        return scaling_run(2, n_rows, n_basis, n_test, budget)
-    Xt, yt = _board(n_test, 99)
-    if method in ("fit_stream", "in memory"):
-        chunks = [_board(rows, 1 * 1_000_003 + b) for b, (_, rows) in enumerate(_chunks(n_rows))]
-        if method == "fit_stream":
-            model, fit_s = timed(LowRankSVC(**params).fit_stream, chunks)
-        else:
-            X, y = np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks])
-            model, fit_s = timed(LowRankSVC(**params).fit, X, y)
+        return scaling_run(problem, 2, n_rows, n_basis, n_test, budget)
+    mark_baseline()
+    draw, _, params = PROBLEMS[problem]
+    params = dict(n_basis=n_basis, random_state=0, **params)
+    Xt, yt = draw(n_test, 99)
+    chunks = [draw(rows, 1 * 1_000_003 + b) for b, (_, rows) in enumerate(_chunks(n_rows))]
+    if method == "fit_stream":
+        model, fit_s = timed(LowRankSVC(**params).fit_stream, chunks)
+    else:
+        X, y = np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks])
+        del chunks
+        model, fit_s = timed(LowRankSVC(**params).fit, X, y)
     return {"fit_s": fit_s, "error_pct": 100 * np.mean(model.predict(Xt) != yt),
             "n_basis": model.basis_.shape[0], "client_peak_rss_mib": _client_peak()}
 
@@ -169,6 +190,8 @@ def main(argv=None):
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--sets", default="a9a,ijcnn1,w8a")
     ap.add_argument("--n-basis", type=int, default=300)
+    ap.add_argument("--problem", default="checkerboard", choices=sorted(PROBLEMS),
+                    help="the generated rows")
     ap.add_argument("--workers", default="",
                     help="comma-separated worker counts: also the Dask fit of the generated "
                          "rows on each (strong scaling), e.g. 1,2,4")
@@ -190,16 +213,18 @@ def main(argv=None):
             rows.append({"data": name, "method": method, **out})
             print(rows[-1], flush=True)
     for method in [m for m in args.methods.split(",") if m]:
-        out = run_isolated(generated_run, method, rows_n, args.n_basis, 100_000, args.budget)
-        rows.append({"data": f"checkerboard {rows_n:,}", "method": method, **out})
+        out = run_isolated(generated_run, args.problem, method, rows_n, args.n_basis, 100_000,
+                           args.budget)
+        rows.append({"data": f"{args.problem} {rows_n:,}", "method": method, **out})
         print(rows[-1], flush=True)
     scaling = []
     for workers in [int(w) for w in args.workers.split(",") if w]:
         for kind, n in (("strong", rows_n), ("weak", args.weak * workers)):
             if not n:
                 continue
-            out = run_isolated(scaling_run, workers, n, args.n_basis, 100_000, args.budget)
-            scaling.append({"data": f"checkerboard {n:,}", "scaling": kind, "workers": workers,
+            out = run_isolated(scaling_run, args.problem, workers, n, args.n_basis, 100_000,
+                               args.budget)
+            scaling.append({"data": f"{args.problem} {n:,}", "scaling": kind, "workers": workers,
                             "method": f"dask, {workers} worker(s)", **out})
             print(scaling[-1], flush=True)
     rows += scaling
@@ -212,8 +237,10 @@ def main(argv=None):
                   "input in 4 chunks, "
                   "persisted on the workers before the clock starts; MapReduceSVC: 4 parts, "
                   "n_basis = the in-memory fit's m on 20,000 rows",
-                  f"checkerboard: 4 x 4, {NOISE:.0%} labels flipped, gamma=2, C=100, "
-                  f"n_basis={args.n_basis}; rows drawn by the workers in chunks of "
+                  f"checkerboard: 4 x 4, {NOISE:.0%} labels flipped, gamma=2, C=100; "
+                  f"higgs-like: 28 normal features, a fixed smooth boundary, {NOISE:.0%} "
+                  f"labels flipped, gamma='scale', C=10; n_basis={args.n_basis}; generated "
+                  "rows drawn by the workers in chunks of "
                   f"{CHUNK_ROWS:,}; test error on 100,000 fresh rows; memory_budget of the "
                   f"Dask fits: {args.budget or 'default'}",
                   "peak MiB: the largest worker's peak RSS (dask runs) and the client "

@@ -400,9 +400,13 @@ class DaskRows:
         return self._gather(tasks)[0]
 
     def close(self):
-        """Release the features held on the workers."""
-        self.client.cancel(self.F)
-        self.F = []
+        """Release the features (or chunks) held on the workers for this provider: the
+        scheduler forgets them, and any task still running for them, once no one else
+        wants them. (Not ``client.cancel``, which also cancels the tasks that depended on
+        them, and which the scheduler could not always do for tasks already released.)"""
+        for future in self.F:  # (the map's future may be shared with every(): dropped)
+            future.release()
+        self.F, self._fmap = [], None
 
 
 def _any_in(rows, s):
