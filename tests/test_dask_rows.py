@@ -177,6 +177,26 @@ def test_reduced_kpca_on_a_dask_array_is_the_in_memory_transform(client, method,
     assert model.gamma_ == pytest.approx(ref.gamma_, rel=1e-12)
 
 
+@pytest.mark.parametrize("name", ["NystromFeatures", "ReducedFeatures", "ReducedKernelSIR",
+                                  "ReducedKernelCCA"])
+def test_transformers_transform_dask_input_lazily(client, name, rng):
+    """Every transformer fitted in memory maps a dask array block by block: a lazy dask
+    array, equal to the in-memory transform."""
+    import sparsekernel
+
+    X = rng.normal(size=(400, 4))
+    y = X[:, :1] ** 2 + 0.1 * rng.normal(size=(400, 1))
+    est = getattr(sparsekernel, name)(n_basis=30, random_state=0)
+    if name.startswith("ReducedKernel"):
+        est.set_params(n_components=2)
+        est.fit(X, y if name == "ReducedKernelCCA" else y.ravel())
+    else:
+        est.fit(X)
+    lazy = est.transform(da.from_array(X, chunks=(150, -1)))
+    assert isinstance(lazy, da.Array) and lazy.chunks[0] == (150, 150, 100)
+    np.testing.assert_allclose(lazy.compute(), est.transform(X), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_kernel_logistic_regression_on_a_dask_array_is_the_in_memory_model(client,
                                                                           n_classes):

@@ -111,6 +111,22 @@ def lazy_rows(model, X, method):
     return parallel_predict(model, X, method)
 
 
+def lazy_on_dask(method):
+    """Decorate a row-wise method (``predict``, ``decision_function``, ``predict_proba``,
+    ``transform``, ...): called with a dask collection alone, it returns
+    :func:`lazy_rows`'s lazy result, computed block by block where the rows are; otherwise
+    the method runs as written (also on each block)."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def wrapper(self, X, *args, **kwargs):
+        if not args and not kwargs and is_dask_collection(X):
+            return lazy_rows(self, X, name)
+        return method(self, X, *args, **kwargs)
+
+    return wrapper
+
+
 @contextlib.contextmanager
 def fit_transaction(estimator):
     """Run a fit as a transaction: if the block raises, ``estimator`` is restored.
@@ -457,20 +473,18 @@ class OneVsRestClassifierMixin(ClassifierMixin):
     def _problem_labels(self):
         return [None] if len(self.classes_) == 2 else list(self.classes_)
 
+    @lazy_on_dask
     def decision_function(self, X):
         """Scores: shape (n,) for two classes (positive means ``classes_[1]``), else
         (n, n_classes) one-vs-rest scores. A dask collection gives a lazy dask result,
-        block by block (:func:`lazy_rows`)."""
-        if is_dask_collection(X):
-            return lazy_rows(self, X, "decision_function")
+        block by block (:func:`lazy_on_dask`)."""
         scores = self._raw_decision(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
+    @lazy_on_dask
     def predict(self, X):
         """Class labels: the sign for two classes, the largest one-vs-rest score otherwise
         (lazy on a dask collection, as :meth:`decision_function`)."""
-        if is_dask_collection(X):
-            return lazy_rows(self, X, "predict")
         scores = self.decision_function(X)
         idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
         return self.classes_[idx]
@@ -510,8 +524,7 @@ class SingleTargetRegressorMixin(RegressorMixin):
         return X, np.asarray(y, dtype=np.float64), check_sample_weight(sample_weight,
                                                                          X.shape[0])
 
+    @lazy_on_dask
     def predict(self, X):
-        """Predicted targets, shape (n,) (lazy on a dask collection: :func:`lazy_rows`)."""
-        if is_dask_collection(X):
-            return lazy_rows(self, X, "predict")
+        """Predicted targets, shape (n,) (lazy on a dask collection: :func:`lazy_on_dask`)."""
         return self._raw_decision(X).ravel()

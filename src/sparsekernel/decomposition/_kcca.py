@@ -8,7 +8,7 @@ from sklearn.utils import check_array, check_consistent_length
 from sklearn.utils.validation import check_is_fitted
 
 from .._docs import fill_doc
-from ..base import DTYPES
+from ..base import DTYPES, lazy_on_dask
 from ..basis import BasisResult, BasisSelector, fit_kernel_basis
 from ..kernels import Kernel
 from ..solvers import canonical_correlations, relative_ridge
@@ -236,8 +236,10 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         self._n_features_out = self.n_components
         return self
 
+    @lazy_on_dask
     def transform(self, X, y=None):
-        """Canonical variates: ``x_scores``, or ``(x_scores, y_scores)`` when y is given."""
+        """Canonical variates: ``x_scores``, or ``(x_scores, y_scores)`` when y is given (a
+        lazy dask array of ``x_scores`` for dask X alone, block by block)."""
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
         xs = self._project(X, self._kernel(), self.basis_, self.x_mean_, self.x_weights_.T)

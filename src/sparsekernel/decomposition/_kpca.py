@@ -7,7 +7,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._docs import fill_doc
-from ..base import lazy_rows
+from ..base import lazy_on_dask
 from ..features import nystrom_map
 from ..solvers import symmetric_eigen
 from ..utils import Options, check_sample_weight, is_dask_collection
@@ -153,11 +153,10 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         self._n_features_out = self.components_.shape[0]
         return self
 
+    @lazy_on_dask
     def transform(self, X):
         """Project X on the components: an (n, n_components) array in X's dtype (a lazy
         dask array for dask input, block by block)."""
-        if is_dask_collection(X):
-            return lazy_rows(self, X, "transform")
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
         scores = self._project(X, self._kernel(), self.basis_, self.mean_, self.components_)

@@ -8,7 +8,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._docs import fill_doc
-from ..base import DTYPES
+from ..base import DTYPES, lazy_on_dask
 from ..solvers import generalized_low_rank_eigen, relative_ridge
 from ..utils import Interval, Options, check_sample_weight, plain
 from ..utils.fitted_spec import FEATURES, INFO, ClassSpec, Floats, Labels, kernel_basis
@@ -192,8 +192,10 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         self._n_features_out = self.components_.shape[0]
         return self
 
+    @lazy_on_dask
     def transform(self, X):
-        """Coordinates of X along the e.d.r. directions: (n, n_components), X's dtype."""
+        """Coordinates of X along the e.d.r. directions: (n, n_components), X's dtype (a
+        lazy dask array for dask input, block by block)."""
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
         return self._project(X, self._kernel(), self.basis_, self.mean_, self.components_)

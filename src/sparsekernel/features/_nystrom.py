@@ -38,6 +38,7 @@ from ..base import (
     KERNEL_CONSTRAINTS,
     KernelExpansionMixin,
     SparseKernelEstimator,
+    lazy_on_dask,
 )
 from ..compute import blas_threads, row_slices
 from ..kernels import Kernel
@@ -361,8 +362,10 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
         self.n_components_ = self._fit_map(self._validate_X(X, reset=True)).n_components
         return self
 
+    @lazy_on_dask
     def transform(self, X):
-        """Return the (n, n_components_) features, float32 for float32 input."""
+        """Return the (n, n_components_) features, float32 for float32 input (a lazy dask
+        array for dask input, block by block)."""
         check_is_fitted(self)
         return self._map().transform(self._validate_X(X))
 

@@ -11,6 +11,7 @@ from ..base import (
     KERNEL_CONSTRAINTS,
     KernelExpansionMixin,
     SparseKernelEstimator,
+    lazy_on_dask,
 )
 from ..kernels._functions import working_dtype
 from ..utils._progress import fit_step
@@ -105,8 +106,10 @@ class ReducedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelE
         self._fit_kernel_basis(self._validate_X(X, reset=True))
         return self
 
+    @lazy_on_dask
     def transform(self, X):
-        """Return K(X, Z) of shape (n, m), float32 for float32 input."""
+        """Return K(X, Z) of shape (n, m), float32 for float32 input (a lazy dask array for
+        dask input, block by block)."""
         check_is_fitted(self)
         X = self._validate_X(X)
         return self._kernel()(X, self.basis_.astype(X.dtype, copy=False))

@@ -29,7 +29,7 @@ from ..base import (
     KernelExpansionMixin,
     OneVsRestClassifierMixin,
     SparseKernelEstimator,
-    lazy_rows,
+    lazy_on_dask,
     report_result,
 )
 from ..compute import max_threads
@@ -194,6 +194,7 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
         (n, n_classes) softmax logits (defined up to a constant per row)."""
         return super().decision_function(X)
 
+    @lazy_on_dask
     def predict_proba(self, X):
         """Class probabilities, shape (n, n_classes), columns in ``classes_`` order.
 
@@ -206,14 +207,13 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
         ndarray of shape (n_samples, n_classes)
             (a lazy dask array for dask input, computed block by block).
         """
-        if is_dask_collection(X):
-            return lazy_rows(self, X, "predict_proba")
         scores = self._raw_decision(X)
         if scores.shape[1] == 1:
             p1 = expit(scores)
             return np.hstack([1.0 - p1, p1])
         return softmax(scores, axis=1)
 
+    @lazy_on_dask
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`, computed without underflow to -inf.
 
@@ -226,8 +226,6 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
         ndarray of shape (n_samples, n_classes)
             (a lazy dask array for dask input, computed block by block).
         """
-        if is_dask_collection(X):
-            return lazy_rows(self, X, "predict_log_proba")
         scores = self._raw_decision(X)
         if scores.shape[1] == 1:
             return np.hstack([log_expit(-scores), log_expit(scores)])
