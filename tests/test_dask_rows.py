@@ -307,12 +307,29 @@ def test_dask_input_bad_cases_name_what_is_wrong(client):
     assert not hasattr(model, "coef_")  # a failed fit leaves the estimator as it was
 
 
+def _fit_in_thread(model, *args):
+    """Start ``model.fit(*args)`` in a thread: ``(thread, result)``, where ``result`` gets
+    the fitted "model" or the "error" the fit raised."""
+    import threading
+
+    result = {}
+
+    def fit():
+        try:
+            result["model"] = model.fit(*args)
+        except BaseException as exc:  # reported by the caller
+            result["error"] = exc
+
+    thread = threading.Thread(target=fit)
+    thread.start()
+    return thread, result
+
+
 def test_a_worker_killed_during_the_fit_gives_the_same_model():
     """The chunk features a killed worker held are recomputed from the collection's graph
     and its tasks rerun: the fit completes, and it is the undisturbed fit."""
     import os
     import signal
-    import threading
     import time
 
     X, y = make_classification(n_samples=20_000, n_features=10, n_informative=6,
@@ -324,16 +341,7 @@ def test_a_worker_killed_during_the_fit_gives_the_same_model():
             distributed.Client(cluster) as client:
         pids = client.run(os.getpid)
         client.run(lambda: __import__("sparsekernel.distributed._rows"))
-        result = {}
-
-        def fit():
-            try:
-                result["model"] = LowRankSVC(**params).fit(Xd, yd)
-            except BaseException as exc:  # reported below
-                result["error"] = exc
-
-        thread = threading.Thread(target=fit)
-        thread.start()
+        thread, result = _fit_in_thread(LowRankSVC(**params), Xd, yd)
         killed, deadline = None, time.monotonic() + 60
         while killed is None and time.monotonic() < deadline and thread.is_alive():
             for address, keys in client.processing().items():
@@ -395,7 +403,6 @@ def test_a_cluster_without_workers_ends_the_fit_with_a_clear_error(monkeypatch):
     """The cluster's only worker gone during a gradient pass (scaled to zero): the fit ends
     with an error naming the missing workers within the grace period, not a wait without
     end, and the estimator is as it was."""
-    import threading
     import time
 
     from sparsekernel.distributed import _cluster
@@ -407,16 +414,8 @@ def test_a_cluster_without_workers_ends_the_fit_with_a_clear_error(monkeypatch):
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
-        model, result = LowRankSVC(**params), {}
-
-        def fit():
-            try:
-                model.fit(Xd, yd)
-            except BaseException as exc:  # reported below
-                result["error"] = exc
-
-        thread = threading.Thread(target=fit)
-        thread.start()
+        model = LowRankSVC(**params)
+        thread, result = _fit_in_thread(model, Xd, yd)
         gone, deadline = False, time.monotonic() + 60
         while not gone and time.monotonic() < deadline and thread.is_alive():
             if any(str(k).startswith("_pass") for keys in client.processing().values()
