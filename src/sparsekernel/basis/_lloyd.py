@@ -76,8 +76,8 @@ def _assign(X, centers, block_bytes=_BLOCK_BYTES):
         minus_2zt, per_entry = np.ascontiguousarray(-2.0 * centers.T), itemsize
     threads = planned_threads()
     step = max(1, int(block_bytes // (per_entry * max(m, 1))))
-    # at most block_bytes of distances a block, and a block for every CPU: a small set
-    # (pendigits, dna: one block's worth) would otherwise leave a core idle. The CPUs, not
+    # at most block_bytes of distances a block, and a block for every CPU: a small set (one
+    # block's worth of distances) would otherwise leave a core idle. The CPUs, not
     # the threads in force: the same blocks, so the same distances and nearest centres, at
     # any thread count (compute.max_threads).
     blocks = row_slices(n, max(max_threads(), -(-n // step)))

@@ -24,7 +24,7 @@ __all__ = ["add_parser"]
 
 # On the 4 x 4 checkerboard (features in [0, 4)^2) gamma = 2 resolves the cell corners; C = 1
 # is both models' default. SVC gets the rows it fits in about the time LowRankSVC takes on all
-# of them, so the comparison is at equal fit time (the README quotes a run).
+# of them, so the comparison is at equal fit time.
 GAMMA, C = 2.0, 1.0
 ROWS, SVC_ROWS, TEST_ROWS, SEED = 200_000, 15_000, 50_000, 0
 # Below this many rows an SVC fits in a few milliseconds, too fast to time a growth rate.
@@ -137,7 +137,8 @@ def _print_summary(rows, svc_rows, lowrank, svc):
 
 
 def _ratio(ours, theirs, better, worse):
-    """'7.1x fewer' where ours is the smaller of two positive numbers, '1.3x more' otherwise."""
+    """'<theirs / ours>x better' where ours is the smaller of two positive numbers,
+    '<ours / theirs>x worse' otherwise (one decimal)."""
     if ours <= theirs:
         return f"{theirs / ours:.1f}x {better}"
     return f"{ours / theirs:.1f}x {worse}"

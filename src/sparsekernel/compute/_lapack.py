@@ -7,7 +7,7 @@ factorizations would never overlap; NumPy's ``cholesky`` releases it but runs sl
 LAPACK's own on one thread (NumPy's wheel has its own OpenBLAS build). SciPy exports its
 LAPACK to compiled code as ``scipy.linalg.cython_lapack`` (public API); calling that export
 through ``ctypes``, which releases the GIL around a foreign call, gives SciPy's speed with
-NumPy's concurrency (``python benchmarks/bench_cholesky.py``, results/cholesky.md).
+NumPy's concurrency (``benchmarks/bench_cholesky.py`` compares the routines).
 
 Only on one BLAS thread: with more, two OpenBLAS builds called one after the other spin
 against each other, so :func:`~sparsekernel.compute.spd_cholesky` keeps NumPy's there.

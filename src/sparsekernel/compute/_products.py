@@ -13,7 +13,8 @@ from ._threads import map_threads, row_slices
 
 __all__ = ["gram", "matmul", "rmatmul", "split_rows"]
 
-#: Below this many multiply-adds a product runs on the calling thread (threads cost ~50 us).
+#: Below this many multiply-adds a product runs on the calling thread (handing it to threads
+#: would cost more than it saves).
 _PARALLEL_MIN_WORK = 2e6
 
 

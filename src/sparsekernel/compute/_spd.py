@@ -13,7 +13,7 @@ Which routine: where the code in force holds BLAS to one thread (every fit's pla
 (:mod:`sparsekernel.compute._lapack`), so that systems side by side factor concurrently.
 Elsewhere NumPy's ``cholesky``: the row products around it run on NumPy's OpenBLAS, and a
 second OpenBLAS build called right after them on several threads spins against the first
-(``python benchmarks/bench_cholesky.py``, results/cholesky.md).
+(``benchmarks/bench_cholesky.py`` compares the routines).
 """
 
 from __future__ import annotations

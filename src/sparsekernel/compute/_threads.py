@@ -7,8 +7,7 @@ Two rules:
   OpenBLAS's threads spin between short calls and, when another process holds a core, spin
   against it. Independent sub-problems (the classes of one-vs-rest) therefore run side by
   side on Python threads that each call one-thread BLAS (NumPy and SciPy release the GIL
-  in BLAS), and n-row products are split by rows the same way (``benchmarks/results``,
-  ``compute_v19``: the same fits with BLAS's own threads instead).
+  in BLAS), and n-row products are split by rows the same way.
 * The thread budget is what the process may use *now*: the CPUs of its affinity mask,
   capped by the BLAS limit already in force. joblib's workers (``n_jobs`` in GridSearchCV),
   Dask workers and a caller's ``threadpool_limits`` all lower that limit, so a fit nested
@@ -173,8 +172,8 @@ def map_balanced(fn, items, costs, n_threads=None):
     """:func:`map_threads` for items of unequal cost: the costliest first, each to whichever
     thread is free (longest-processing-time-first: the last items to finish are small).
 
-    With a fixed round-robin share, one-vs-rest classes whose systems differ 2-4x in size
-    left one thread idle at the end of each Newton iteration. The items run through
+    A fixed round-robin share of one-vs-rest classes whose systems differ in size would
+    leave threads idle at the end of each Newton iteration. The items run through
     :func:`drain_queue` (pool threads only, the caller waiting); results keep the order of
     ``items``.
     """

@@ -37,7 +37,8 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         max  a^T S12 b   subject to  a^T (S11 + eta1 I) a = b^T (S22 + eta2 I) b = 1,
 
     by Cholesky whitening and an SVD: ``L1^{-1} S12 L2^{-T} = U diag(rho) V^T``,
-    ``a = L1^{-T} U``, ``b = L2^{-T} V`` (formulas.md 6.2). The canonical correlations
+    ``a = L1^{-T} U``, ``b = L2^{-T} V`` (the review's eq. (48) in symmetric form; Huang, Lee
+    & Hsiao's reduced KCCA). The canonical correlations
     ``rho`` lie in [0, 1].
 
     The ridge is relative: ``eta = ridge * trace(S) / m`` per view. Without it (``ridge=0``)

@@ -124,9 +124,9 @@ def upper_product(B, M):
     are computed right to left, each written over columns no later panel reads. The flops
     are (p + 1) / (2 p) of a dense product's for p panels (near a triangular multiply's
     half for many panels). Why not BLAS ``trmm``: SciPy's wrapper holds the GIL, so the
-    blocks that the library's threads compute side by side ran one at a time, and the
-    features took longer with it than with these panels. ``_PANEL`` columns is among the
-    fastest widths; one dense product (a single panel) was much slower.
+    blocks that the library's threads compute side by side would run one at a time.
+    ``_PANEL`` columns is an empirically fast width, between one dense product (a single
+    panel, twice the flops) and many thin products.
     """
     m = M.shape[0]
     for start in range(((m - 1) // _PANEL) * _PANEL, -1, -_PANEL):
@@ -163,9 +163,9 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     if method == "cholesky":  # pstrf reads the lower triangle only
         return _cholesky_map(kernel, Z, K, eigenvalue_floor(dtype, rcond))
     K = 0.5 * (K + K.T)  # exact symmetry for eigh
-    # In the features' precision (float32 features cannot use more; it halves the time),
-    # on one thread: LAPACK's eigensolvers synchronize often, and on a busy machine two
-    # OpenBLAS threads were far slower than one.
+    # In the features' precision (float32 features cannot use more, and it is faster), on
+    # one thread: LAPACK's eigensolvers synchronize often, and on a busy machine OpenBLAS
+    # threads spin against other processes.
     with blas_threads(1):
         lam, U = eigh(K.astype(np.result_type(dtype, np.float32), copy=False), driver="evd")
     lam, U = lam[::-1].astype(np.float64), U[:, ::-1].astype(np.float64)  # descending
@@ -186,7 +186,7 @@ def _cholesky_map(kernel, Z, K, floor):
     tol = floor * max(float(np.abs(K[rows]).sum(axis=1).max())  # no m-square temporary
                       for rows in row_slices(len(K), -(-len(K) // 256)))
     # K.T: the Fortran-ordered view LAPACK factors in place (K is symmetric; a C-ordered
-    # argument is copied first, 22 MB at m = 1,663).
+    # argument would be copied first, another m x m array).
     c, piv, rank, _ = dpstrf(K.T, tol=tol, lower=1, overwrite_a=1)
     if rank == 0 or c[0, 0] <= 0:
         raise ValueError(
@@ -327,9 +327,9 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
     basis_ : ndarray or CSR matrix of shape (m, n_features)
         Landmarks Z.
     basis_indices_ : ndarray of shape (m,) or None
-    normalization_ : ndarray of shape (m, n_components_)
+    normalization_ : ndarray of shape (m, ``n_components_``)
         U Lambda^(-1/2) for the kept eigenpairs.
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         Kept eigenvalues of K(Z, Z), descending.
     n_components_ : int
         Output dimension r <= m.
@@ -364,7 +364,7 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
 
     @lazy_on_dask
     def transform(self, X):
-        """Return the (n, n_components_) features, float32 for float32 input (a lazy dask
+        """Return the (n, ``n_components_``) features, float32 for float32 input (a lazy dask
         array for dask input, block by block)."""
         check_is_fitted(self)
         return self._map().transform(self._validate_X(X))

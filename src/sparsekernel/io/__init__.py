@@ -53,8 +53,8 @@ our ``metadata.json`` added::
     {"format": "sparsekernel-model", "format_version": 1, "library_version": "0.1.0",
      "class": "Pipeline", "container": "skops", "skops_version": "0.16.0"}
 
-(a file without ``"container"`` has the layout above). Such a file may hold only
-sparsekernel estimators, plain values (numbers, strings, lists, tuples, dicts, slices,
+A file without ``"container"`` has the native layout above. A ``"skops"`` file may hold
+only sparsekernel estimators, plain values (numbers, strings, lists, tuples, dicts, slices,
 numpy arrays, scalars and dtypes, CSR matrices) and these scikit-learn classes:
 
 - composition: ``Pipeline``, ``ColumnTransformer`` (its passthrough columns are the

@@ -5,8 +5,8 @@ from __future__ import annotations
 __all__ = ["CACHE_BLOCK_BYTES", "iter_row_slices", "plan_block_rows"]
 
 #: Target size of one block's output. Element-wise passes (norms, exp) over a block this size
-#: stay in cache and reuse freed heap memory; blocks of hundreds of MB were measured much
-#: slower (page faults on every fresh allocation, memory-bound passes).
+#: stay in cache and reuse freed heap memory; much larger blocks are slower (page faults on
+#: every fresh allocation, memory-bound passes).
 CACHE_BLOCK_BYTES = 8 * 2**20
 
 

@@ -101,7 +101,7 @@ def rbf_kernel(X, Z, gamma, Z_sq_norms=None, out=None, dtype=None):
         Precision of the result (default the working dtype). float32 from float64 inputs
         keeps the squared distances in float64 (their expansion cancels) and takes only the
         exponential in float32: the exponential is most of the work, and NumPy vectorizes it
-        for float32 only on AVX2 machines (measured 2.5 ns against 9.7 ns an entry).
+        for float32 only on AVX2 machines.
     """
     work = working_dtype(X, Z)
     dtype = np.dtype(dtype or work)

@@ -396,8 +396,8 @@ class Kernel:
 def _balanced(n, block_rows, n_threads, min_rows=256):
     """Rows per block, lowered so that the blocks come in a multiple of ``n_threads`` (the
     CPUs: any thread count dividing it gets equal shares) of near-equal size: the threads
-    take the blocks round-robin, and one 8 MB block plus a small remainder (a 3,500-row
-    prediction on 347 landmarks) left one thread idle. Blocks below ``min_rows`` rows are
+    take the blocks round-robin, and one full block plus a small remainder would leave one
+    thread idle. Blocks below ``min_rows`` rows are
     not split further (the threads' hand-over would cost more)."""
     if n_threads <= 1 or n < 2 * min_rows:
         return block_rows

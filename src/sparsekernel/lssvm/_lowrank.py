@@ -46,11 +46,11 @@ _PARAMS = """
         (the middle of [max(100, 4 sqrt(n)), 10 sqrt(n)]). The LR-LSSVM is meant for few
         (each step costs O(n M d)); prefer an int.
     basis_function : {'robust_rbf', 'sbf'}, default='robust_rbf'
-        exp(-z) or max(0, 1 - z) of z = sum_j sigma_kj |x_j - mu_kj|.
+        ``exp(-z)`` or ``max(0, 1 - z)`` of ``z = sum_j sigma_kj |x_j - mu_kj|``.
     criterion : {'abs', 'square', 'target', 'objective'}, default='square'
         Criterion of the basis step (``sparsekernel.lssvm._lowrank_fit``):
-        maximise mean |f(x_i)| (w, b fixed), maximise mean f(x_i)^2 / 2 (through the closed
-        form), minimise mean |y_i - f(x_i)| (w, b fixed), or minimise the LR-LSSVM
+        maximise mean ``|f(x_i)|`` (w, b fixed), maximise mean ``f(x_i)^2 / 2`` (through the closed
+        form), minimise mean ``|y_i - f(x_i)|`` (w, b fixed), or minimise the LR-LSSVM
         objective itself (not one of the paper's three).
     {C}
     learning_rate : float, default=0.05
@@ -75,7 +75,7 @@ _ATTRIBUTES = """
     basis_ : ndarray of shape (M, n_features)
         The learned centres mu in input units.
     shapes_ : ndarray of shape (M, n_features)
-        Positive shapes sigma in input units (phi uses sigma_kj |x_j - mu_kj|).
+        Positive shapes sigma in input units (phi uses ``sigma_kj |x_j - mu_kj|``).
     coef_ : ndarray of shape (M,), (1, M) or (n_classes, M)
         Weights w on the basis functions.
     intercept_ : float or ndarray
@@ -86,7 +86,7 @@ _ATTRIBUTES = """
         Basis steps taken.
     best_iter_ : int
         Iteration of the returned (lowest-objective) iterate.
-    history_ : ndarray of shape (n_iter_ + 1, 2)
+    history_ : ndarray of shape (``n_iter_`` + 1, 2)
         Objective and criterion (as minimised) at every iterate.
     n_reseeded_ : int
         Dead units re-seeded.

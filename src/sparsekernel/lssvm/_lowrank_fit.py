@@ -18,9 +18,9 @@ problems):
   differentiate through it). yhat is then a shrunk projection of y: J <= ||y||^2 / 2, and it
   rewards basis functions that explain the targets.
 - ``'target'`` ("targeted" objective, non-differentiable per the conclusions): minimise
-  ``J = sum_i s_i |y_i - yhat_i| / S``, w, b held fixed (formulas.md 1.3 guessed a squared
-  error; the paper calls this criterion non-differentiable, so we take the absolute one).
-- ``'objective'`` (formulas.md 1.3's "envelope" criterion, not one of the paper's): minimise
+  ``J = sum_i s_i |y_i - yhat_i| / S``, w, b held fixed (a squared error would be
+  differentiable; the paper calls this criterion non-differentiable, so we take the absolute).
+- ``'objective'`` (an "envelope" criterion of ours, not one of the paper's): minimise
   ``J*(mu, sigma) = min_{w,b} 1/2 ||w||^2 + C/2 sum_i s_i ||y_i - f(x_i)||^2``; by the
   envelope theorem ``dJ*/dPhi = -C S E W^T`` (E the residuals, w, b at their optimum). It
   descends exactly the quantity the returned iterate is ranked on.

@@ -4,12 +4,12 @@ Faithfulness notes (checked against the full text of the paper): the "modified p
 vectors and their corresponding outputs" of the paper are the *set* {x_i*, y_i*} that changes
 with every arrival; the text defines y_i* as the outputs "selected from n data points of the
 training data set", i.e. the kept points' own targets, which is what this class stores
-(``support_targets_``). The pruning criterion is the smallest |alpha_i| among all N_w + 1
+(``support_targets_``). The pruning criterion is the smallest ``|alpha_i|`` among all N_w + 1
 points (the new one included), the bias is the ordinary unpenalised LS-SVM bias, and the
 first N_w points are solved exactly before pruning starts. The paper reports no test-MSE
 number for its sine study, only Figures 1-2 (fit on the 1000 test x against the true f) and
 "almost same performance" as the full LS-SVM. In our reproduction
-(``benchmarks/bench_lssvm.py``, results/lssvm.md) the budgeted model matches the full
+(``benchmarks/bench_lssvm.py``) the budgeted model matches the full
 LS-SVM's MSE against noisy test targets but not against the true f: keeping a fifth of the
 noisy points leaves more noise in the fit (though far less than a random subset of that
 size), and a larger N_w closes most of the gap.
@@ -49,7 +49,7 @@ class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernel
     __doc__ = """On-line pruning LS-SVM regression on a fixed budget of n_basis support vectors.
 
     Kim, Shim & Oh: every arrival joins the working set, the LS-SVM is solved on those
-    n_basis + 1 points, and the one with the smallest |alpha| leaves; O(n_basis^2) time per
+    n_basis + 1 points, and the one with the smallest ``|alpha|`` leaves; O(n_basis^2) time per
     arrival and memory. Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`).
 
     Pruning forgets rows for good, one arrival at a time, so it loses accuracy where no

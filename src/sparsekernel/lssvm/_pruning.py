@@ -1,12 +1,12 @@
 """Batch pruning of the exact LS-SVM (Suykens, Lukas & Vandewalle 2000).
 
 Procedure (as summarised by Kim, Shim & Oh, section 3): (a) train the LS-SVM on N points;
-(b) remove a small fraction (5 %) with the smallest |alpha_i|; (c) retrain on the rest;
+(b) remove a small fraction (5 %) with the smallest ``|alpha_i|``; (c) retrain on the rest;
 (d) iterate until the performance degrades, here: until the held-out mean squared error of f
 (the LS-SVM's own loss) exceeds ``(1 + prune_tol)`` times the unpruned model's.
 
 Separate estimators rather than a ``prune=`` switch on LSSVR/LSSVC because pruning ranks
-training points by the exact dual's |alpha_i| and needs its own parameters, fitted path and
+training points by the exact dual's ``|alpha_i|`` and needs its own parameters, fitted path and
 validation data, all meaningless for the reduced fit; the fitting code is LSSVR/LSSVC's.
 """
 
@@ -41,8 +41,8 @@ __all__ = ["PrunedLSSVC", "PrunedLSSVR"]
 
 #: Docstring pieces of both pruned estimators (each adds its own remaining parameters).
 _PRUNE_PARAMS = KERNEL_PARAMS + """    prune_fraction : float in (0, 1), default=0.05
-        Fraction of the current support vectors removed per round (smallest |alpha|;
-        largest |alpha| over the one-vs-rest problems for multiclass).
+        Fraction of the current support vectors removed per round (smallest ``|alpha|``;
+        largest ``|alpha|`` over the one-vs-rest problems for multiclass).
     prune_tol : float, default=0.05
         Stop when the validation mean squared error exceeds (1 + prune_tol) times the
         unpruned model's; the last model within the tolerance is kept.
@@ -63,7 +63,7 @@ _PATH_AND_NOTES = """    pruning_path_ : dict
     -----
     Each round refits the exact LS-SVM; pruning 5 % per round takes about
     log(n_final / n) / log(0.95) rounds. The kernel is computed once, and a refit factors
-    only the rows after the first pruned one in a factor kept in the last |alpha|'s order
+    only the rows after the first pruned one in a factor kept in the order of the last ``|alpha|``
     (:class:`~sparsekernel.solvers.LSSVMPath`), so a round costs less than a fresh
     factorization. The training rows held out for validation are not support vectors.
     Zero-weight rows are dropped before the first round.
@@ -81,7 +81,7 @@ class _PrunedLSSVM(BaseLSSVM):
     }
 
     def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
-        """Fit, then prune by the smallest |alpha| while the validation error holds.
+        """Fit, then prune by the smallest ``|alpha|`` while the validation error holds.
 
         Parameters
         ----------
@@ -126,7 +126,7 @@ class _PrunedLSSVM(BaseLSSVM):
 
         The kernel of the training rows and that of the validation rows against them are
         computed once; each refit keeps what it can of the last factor
-        (:class:`~sparsekernel.solvers.LSSVMPath`, its rows in the order of the last |alpha|).
+        (:class:`~sparsekernel.solvers.LSSVMPath`, its rows in the order of the last ``|alpha|``).
         """
         keep = np.flatnonzero(sw > 0)
         n = len(keep)

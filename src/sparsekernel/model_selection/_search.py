@@ -70,12 +70,11 @@ class UniformDesignSearchCV(GridSearchCV):
         scikit-learn's ``gamma='scale'``, 1 / (d var(X)). 'paper' is the paper's: with rho
         the smallest nonzero squared distance between training rows, 0.150 <=
         exp(-gamma rho) <= 0.999, with rho computed on ``max_gamma_samples`` random rows of
-        large data and corrected by (n / n_used)^(2 / (4 + d)); it suits binary data (a9a)
-        but lies far above every useful gamma on continuous data with near-duplicate rows
-        (Ripley's, ijcnn1: :func:`~sparsekernel.model_selection.gamma_search_range` gives
-        the figures). 'toolbox' follows the authors' code, which uses the smallest distance
-        of a row to the mean row instead. All are computed on X as passed to ``fit``
-        (before any pipeline step).
+        large data and corrected by (n / n_used)^(2 / (4 + d)); it suits binary data but
+        lies far above every useful gamma on continuous data with near-duplicate rows
+        (:func:`~sparsekernel.model_selection.gamma_search_range` says why). 'toolbox'
+        follows the authors' code, which uses the smallest distance of a row to the mean row
+        instead. All are computed on X as passed to ``fit`` (before any pipeline step).
     param_names : (str, str), default=('C', 'gamma')
         Names of the two parameters, e.g. ``('svc__C', 'svc__gamma')`` for a pipeline.
     fixed_params : dict or None, default=None

@@ -1,7 +1,8 @@
 """Uniform-design tables, their discrepancy, the nested UD points and the search box.
 
 Huang, Lee, Lin & Huang, "Model selection for support vector machines via uniform design",
-CSDA 52 (2007) 335-346, and the authors' toolbox (``hibiscus.m``). See formulas.md section 2.
+CSDA 52 (2007) 335-346 (search box and nested stages: section 5), and the authors' toolbox
+(``hibiscus.m``, which holds the tables).
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ def _table(rows):
 
 #: The authors' 2-D uniform designs (from hibiscus.m, itself from the Hong Kong Baptist
 #: University UD site), verbatim: columns are levels of (log2 C, log2 gamma), row 0 is the
-#: centre run. Each is CD2-optimal among U-type designs of its size (formulas.md 2.1).
+#: centre run. Each has the smallest centred L2-discrepancy (CD2) we found among U-type
+#: designs of its size (an exhaustive search for 5 and 9 runs; for 13, among the centrally
+#: symmetric ones), the values the tests pin.
 UD_TABLES = {
     5: _table([[3, 3], [1, 2], [2, 5], [4, 1], [5, 4]]),
     9: _table([[5, 5], [1, 4], [7, 8], [2, 7], [3, 2], [9, 6], [8, 3], [6, 1], [4, 9]]),
@@ -249,18 +252,17 @@ def gamma_search_range(X, max_samples=3000, random_state=None, mode="scale"):
 
     ``mode='scale'`` (the default of :class:`UniformDesignSearchCV`): ``SCALE_OCTAVES``
     octaves either side of scikit-learn's ``gamma='scale'``, 1 / (d var(X)). ``'paper'``:
-    the paper's 0.150 <= exp(-gamma rho) <= 0.999 (formulas.md 2.2), rho the smallest
-    nonzero squared distance between rows; on a random subset of ``n_used`` of the n rows
+    the paper's 0.150 <= exp(-gamma rho) <= 0.999 (Huang et al. 2007, section 5), rho the
+    smallest nonzero squared distance between rows; on a random subset of ``n_used`` of the n rows
     both bounds are multiplied by ``(n / n_used)^(2 / (4 + d))``, the paper's correction for
     the larger minimum distance of a subset. ``'toolbox'`` reproduces hibiscus.m, which puts
     the smallest nonzero unsquared distance of a row to the mean row in place of rho (on
     all rows).
 
     Why 'scale' by default: rho follows the two closest rows, not the data's spread. On
-    continuous data with near-duplicates the paper's box lies far above every useful gamma:
-    log2 gamma in [9.2, 20.1] on Ripley's data (best CV accuracy 0.65, against 0.89 with a
-    box around 'scale', whose log2 is 1.1) and about [6, 12000] on ijcnn1, where gamma = 2
-    is known to be good. The paper's box suits binary data such as a9a.
+    continuous data with near-duplicate rows rho is tiny, and the paper's box lies orders of
+    magnitude above every useful gamma (and above 'scale'); it suits binary data, whose
+    distinct rows are at least one feature apart.
 
     Returns
     -------

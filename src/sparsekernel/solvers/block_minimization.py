@@ -193,7 +193,7 @@ class SelectiveBlockMinimization:
         ids = np.asarray(ids, dtype=np.int64)
         self.n_rows_seen = max(self.n_rows_seen, int(ids.max()) + 1 if b else 0)
         # The (m+1)-sized factorizations and row-block products here are latency bound:
-        # threaded BLAS made a small Cholesky far slower on a loaded machine (threads
+        # threaded BLAS makes a small Cholesky far slower on a loaded machine (threads
         # spinning against other processes), so run them on one.
         with threadpool_limits(limits=1, user_api="blas"):
             return self._step(F, Y, sw, ids)

@@ -13,7 +13,8 @@ in :mod:`sparsekernel.lssvm._base`. Three ways to solve it:
   (``A eta = 1``, ``A nu = y``; ``b = 1^T nu / 1^T eta``, ``alpha = nu - b eta``), never an
   explicit inverse.
 - :func:`lssvm_primal`: the (m+1) normal equations on explicit features ``F`` (n x m), in the
-  centred form of formulas.md 1.2 (weighted means ``fbar``, ``ybar``; ``F_c = F - 1 fbar^T``)::
+  centred form (weighted means ``fbar``, ``ybar``; ``F_c = F - 1 fbar^T``; the unpenalized
+  bias eliminated, which conditions the system better than the bordered one)::
 
       (F_c^T S F_c + I / C) w = F_c^T S (y - ybar),   b = ybar - fbar^T w
 

@@ -31,9 +31,8 @@ the system:
   at Z = 0 (the first step takes one CG step), inverted through the eigenvectors of the
   (m+1)^2 matrix A, rebuilt once per Newton step (``_KroneckerPreconditioner``).
 
-The threshold between the two is measured (10 classes, one BLAS thread, against scipy's
-unpreconditioned trust-region Newton-CG): exact Newton's cost grows as n p^2, the CG methods'
-as n p, and exact Newton stops being the faster near p = 2000.
+The threshold between the two is empirical: exact Newton's cost grows as n p^2, the CG
+methods' as n p, so past ``_EXACT_MAX`` features exact Newton stops being the faster.
 
 The rows reach the solver through a row provider (:mod:`._rows`: in memory, products in F's
 dtype split by rows over the planned threads, or on a Dask cluster's workers); logits,

@@ -7,7 +7,8 @@ Objective (the SVM family's, :mod:`sparsekernel.svm._base`; ``C`` means the same
 with ``l`` a smooth loss from :mod:`._losses` (squared smooth hinge for SSVM, squared smooth
 epsilon-insensitive loss for SSVR) and ``s_i`` sample weights. Both ``w`` and ``b`` are
 penalized, so the Hessian ``I + C/2 [F 1]^T diag(s l'') [F 1]`` is symmetric positive definite
-and Cholesky always applies (Lee & Mangasarian's SSVM; formulas.md section 3).
+and Cholesky always applies (Lee & Mangasarian 2001, SSVM, eqs. 7-9 and the Newton-Armijo
+algorithm 3.1; Lee, Hsieh & Huang 2005 for epsilon-SSVR).
 
 The rows come from a provider (:mod:`._rows`: in memory, streamed or recomputed), the Newton
 system is kept up to date by :class:`._hessian.NewtonSystem`, its Gram sums added in the

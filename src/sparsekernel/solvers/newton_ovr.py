@@ -37,10 +37,10 @@ as costly as from zero; a sample with several times as many rows per basis funct
 far fewer rows active and the solve fewer full steps, which more than pays for the sample. So
 the sample has WARM_PER_BASIS rows per basis function where that is at most every
 WARM_MIN_STRIDE-th row, else every WARM_STRIDE-th row when that gives at least two per basis
-function (where larger samples were no faster). Each problem then takes one Newton step on
-all rows at least: the sample's solution can meet the tolerance on the whole data's gradient
-(whose scale, the gradient at zero, grows with n) and still be another model (problems that
-stopped there took several more steps when made to go on).
+function (larger samples cost more than they save). Each problem then takes one Newton step
+on all rows at least: the sample's solution can meet the tolerance on the whole data's
+gradient (whose scale, the gradient at zero, grows with n) and still be another model, several
+Newton steps from the full data's optimum.
 """
 
 from __future__ import annotations
@@ -394,7 +394,7 @@ def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=GATHE
     between iterations when they fit ``hessian_bytes``. A warm start's sampled rows of F
     (copied in F's dtype, of ``itemsize`` bytes) and their own solver are freed before the
     first Hessian over all rows is built, so only the larger of the two phases counts beside
-    the n x k arrays (adding them had cost Fashion-MNIST's plan 0.8 GiB at m = 2,449).
+    the n x k arrays (adding them would overstate a large warm-started fit's plan).
     """
     square = 8.0 * (m + 1) ** 2
     kept = k * square if k * square <= hessian_bytes else 0.0

@@ -49,7 +49,7 @@ def rbf_basis_gradient(Z, X, Psi, gx, beta, Kz, zz_weight, gamma):
 
     For ``K(a, b) = exp(-g ||a - b||^2)``, ``dK(z, x)/dz = -2 g (z - x) K(z, x)``, so both sums
     are BLAS products of the already computed ``Psi = K(X, Z)`` (n, m) and ``Kz = K(Z, Z)``
-    (m, m, without jitter) (formulas.md, section 4): ``-2 g beta_u [(Psi^T gx)_u z_u -
+    (m, m, without jitter) (Wu, Schoelkopf & Bakir 2006, eq. 46): ``-2 g beta_u [(Psi^T gx)_u z_u -
     (Psi^T diag(gx) X)_u]`` plus the same with (K_z, beta, Z) for (Psi, gx, X). ``gx`` weighs
     the training points (``-c`` for the SVM) and ``zz_weight`` the K_z term (1 for the SVM);
     Z is (m, d), X (n, d) dense or CSR, beta (m,).
