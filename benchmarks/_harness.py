@@ -15,12 +15,35 @@ import multiprocessing as mp
 import os
 import platform
 import resource
+import shlex
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS_ROOT = Path(__file__).resolve().parent / "results"
+
+
+def _script_results():
+    """The default results folder of the running script: ``results/<name>`` for
+    ``bench_<name>.py``, so that each benchmark keeps its latest run in one place (git keeps
+    the earlier ones)."""
+    main = Path(getattr(sys.modules.get("__main__"), "__file__", "") or "").stem
+    return RESULTS_ROOT / main[len("bench_"):] if main.startswith("bench_") else RESULTS_ROOT
+
+
+RESULTS = _script_results()
+
+
+def command_line():
+    """The command that is running, as one would type it from the repository root."""
+    script = Path(sys.argv[0]).resolve()
+    try:
+        script = script.relative_to(RESULTS_ROOT.parent.parent)
+    except ValueError:
+        pass
+    return shlex.join(["python", str(script), *sys.argv[1:]])
 
 
 def _status_kib(field):
@@ -104,6 +127,7 @@ def environment():
         "cpus": os.cpu_count(),
         "machine": platform.machine(),
         "date": time.strftime("%Y-%m-%d %H:%M"),
+        "command": command_line(),
     }
 
 

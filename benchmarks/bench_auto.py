@@ -28,7 +28,7 @@ largest error difference between the defaults and ``n_basis=1000``.
 
 Commands::
 
-    python benchmarks/bench_auto.py                    # every set: results/auto.json, .md
+    python benchmarks/bench_auto.py                    # every set: results/auto/auto.json, .md
     python benchmarks/bench_auto.py --list             # the sets and methods
     python benchmarks/bench_auto.py --sets raetsch_heart,wine --out /tmp/auto_smoke
     python benchmarks/bench_auto.py --methods SVC,LowRankSVC,LSSVC,KernelLogisticRegression
@@ -201,7 +201,8 @@ def main(argv=None):
     ap.add_argument("--sets", help="comma-separated data sets (default: all)")
     ap.add_argument("--methods", help="comma-separated methods (default: "
                     + ", ".join(m for m, on in METHODS.items() if on) + ")")
-    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--out", default=None,
+                    help="results folder (default benchmarks/results/auto)")
     ap.add_argument("--list", action="store_true", help="print the sets and methods, and exit")
     args = ap.parse_args(argv)
     if args.list:

@@ -178,7 +178,8 @@ def main(argv=None):
                     help="of ijcnn1, a9a, banana, ringnorm (the default) and letter")
     ap.add_argument("--schemes", nargs="*", default=list(SCHEMES), choices=SCHEMES,
                     help="random (the reference) is always run")
-    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--out", default=None,
+                    help="results folder (default benchmarks/results/basis_ablation)")
     args = ap.parse_args(argv)
     names = args.datasets or (["banana", "ringnorm"] if args.quick else
                               ["ijcnn1", "a9a", "banana", "ringnorm"])

@@ -23,7 +23,7 @@ class probability) in 10 bins (``sklearn.calibration.calibration_curve``).
 
 Run: ``python benchmarks/bench_calibration.py`` (minutes: the SVC fits dominate), or
 ``--quick`` (2000 training and 2000 test rows of pendigits, m = 100). Writes
-benchmarks/results/calibration{,_quick}.json, .md and _reliability.png.
+benchmarks/results/calibration/calibration{,_quick}.json, .md and _reliability.png.
 """
 
 from __future__ import annotations
@@ -172,7 +172,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="small smoke run (pendigits subset)")
     ap.add_argument("--datasets", nargs="+", default=None,
                     help="suite data sets (default pendigits letter; --quick: pendigits)")
-    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--out", default=None,
+                    help="results folder (default benchmarks/results/calibration)")
     args = ap.parse_args(argv)
     datasets = args.datasets or (["pendigits"] if args.quick else ["pendigits", "letter"])
     rows = [row for name in datasets for row in run_dataset(name, args.quick)]

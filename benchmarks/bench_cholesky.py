@@ -16,7 +16,7 @@ threads, a NumPy ``syrk`` followed by the factorization, on two BLAS threads: wh
 OpenBLAS builds meet.
 
 Run: ``python benchmarks/bench_cholesky.py`` (about a minute) or ``--quick``. Writes
-benchmarks/results/cholesky{,_quick}.{json,md}.
+benchmarks/results/cholesky/cholesky{,_quick}.{json,md}.
 """
 
 from __future__ import annotations
@@ -74,7 +74,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="small sizes, few rounds")
     ap.add_argument("--sizes", default=None, help="comma-separated system sizes")
     ap.add_argument("--repeats", type=int, default=None, help="rounds per figure")
-    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--out", default=None,
+                    help="results folder (default benchmarks/results/cholesky)")
     args = ap.parse_args(argv)
     sizes = ([int(s) for s in args.sizes.split(",")] if args.sizes
              else [100, 1100] if args.quick else [268, 1000, 1225, 1600, 1800, 2000, 2923])

@@ -26,7 +26,7 @@ labels and the solver's per-row state, the workers the rows and their features.
 Run: ``python benchmarks/bench_dask.py [--rows N] [--problem higgs-like] [--sets a9a,ijcnn1]
 [--workers 1,2,4] [--weak R] [--methods fit_stream,in memory,dask] [--budget 4GB]
 [--quick]``. Writes
-benchmarks/results/dask{,_quick}.json/.md (``--out`` another folder).
+benchmarks/results/dask/dask{,_quick}.json/.md (``--out`` another folder).
 """
 
 from __future__ import annotations

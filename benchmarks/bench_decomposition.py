@@ -18,8 +18,9 @@ Four parts, each against scikit-learn run in the same process run:
    each fit in a fresh child process; scikit-learn's Nystroem + PCA where it fits in memory.
 
 Run: ``python benchmarks/bench_decomposition.py`` (about 10 minutes on 2 cores) or
-``--quick`` (a smoke run). Writes benchmarks/results/decomposition{,_quick}.{json,md} and
-decomposition_embeddings{,_quick}.png, decomposition_scaling{,_quick}.png.
+``--quick`` (a smoke run). Writes into benchmarks/results/decomposition/:
+decomposition{,_quick}.{json,md}, decomposition_embeddings{,_quick}.png and
+decomposition_scaling{,_quick}.png.
 """
 
 from __future__ import annotations
@@ -264,7 +265,8 @@ def _plot_scaling(rows, png):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small smoke run")
-    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--out", default=None,
+                    help="results folder (default benchmarks/results/decomposition)")
     args = ap.parse_args(argv)
     q = args.quick
     out = Path(args.out) if args.out else RESULTS

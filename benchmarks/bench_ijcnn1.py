@@ -6,7 +6,7 @@ validation file (fit on ijcnn1.tr, score on ijcnn1.val); the test set is never l
 the final fit. SVC uses LIBSVM's reference setting C = 32, gamma = 2.
 
 Run: ``python benchmarks/bench_ijcnn1.py`` (about 3 minutes on 2 cores), or ``--quick`` for a
-small smoke run. Writes benchmarks/results/ijcnn1{,_quick}.json and .md.
+small smoke run. Writes benchmarks/results/ijcnn1/ijcnn1{,_quick}.json and .md.
 """
 
 from __future__ import annotations
@@ -87,7 +87,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small smoke run")
     ap.add_argument("--n-basis", type=int, default=None)
-    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--out", default=None,
+                    help="results folder (default benchmarks/results/ijcnn1)")
     args = ap.parse_args(argv)
     m = args.n_basis or (200 if args.quick else 1500)
     Xa, ya, Xv, yv, _, _ = load(args.quick)

@@ -19,7 +19,7 @@ Experiments (``--experiment``, default all), each a single command with a ``--qu
 - ``landmarks``: k-means against random landmarks at equal k on ijcnn1 and a9a (3 seeds).
 
 Every fit runs in a fresh child process (peak RSS after loading, see _harness.py). Writes
-benchmarks/results/llsvm_<experiment>{_quick}.json / .md (and .png for ijcnn1).
+benchmarks/results/llsvm/llsvm_<experiment>{_quick}.json / .md (and .png for ijcnn1).
 """
 
 from __future__ import annotations

@@ -314,7 +314,8 @@ def report(res, out, name):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small smoke run")
-    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--out", default=None,
+                    help="results folder (default benchmarks/results/lssvm)")
     args = ap.parse_args(argv)
     out = Path(args.out) if args.out else RESULTS
     out.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ measured on 10^6 fresh rows, also generated and predicted on the workers (Algori
 a map over chunks).
 
 Run: ``python benchmarks/bench_mapreduce.py`` (about 5 minutes on 2 cores), or ``--quick``
-for a small smoke run. Writes benchmarks/results/mapreduce{,_quick}.json/.md and
+for a small smoke run. Writes benchmarks/results/mapreduce/mapreduce{,_quick}.json/.md and
 mapreduce_scale{,_quick}.json/.md.
 """
 
@@ -235,7 +235,8 @@ def main(argv=None):
     ap.add_argument("--skip-scale", action="store_true")
     ap.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DATASETS),
                     metavar="NAME", help=f"Table 1 data sets, among {list(DATASETS)}")
-    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--out", default=None,
+                    help="results folder (default benchmarks/results/mapreduce)")
     args = ap.parse_args(argv)
     print(table1(args.quick, args.datasets, args.out).read_text())
     if not args.skip_scale:

@@ -11,7 +11,7 @@ every iteration, so the peak is not changed by it (the accuracy is).
 
 Run: ``python benchmarks/bench_memory.py`` (10^6 rows, budgets 256MB and 2GB: about half an
 hour on 2 cores), or ``--quick`` (200,000 rows, budgets 64MB and 256MB). Writes
-benchmarks/results/memory_budget{,_quick}.json and .md.
+benchmarks/results/memory/memory_budget{,_quick}.json and .md.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@
    support vectors; test error and predict time of both, in the same run.
 
 Run: ``python benchmarks/bench_slmc.py`` (about 20 minutes on 2 cores) or ``--quick``.
-Writes benchmarks/results/slmc{,_quick}.{json,md} and slmc_digits{,_quick}.png.
+Writes benchmarks/results/slmc/slmc{,_quick}.{json,md} and slmc_digits{,_quick}.png.
 """
 
 from __future__ import annotations
@@ -208,7 +208,8 @@ def run_ijcnn1(quick):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small smoke run")
-    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--out", default=None,
+                    help="results folder (default benchmarks/results/slmc)")
     ap.add_argument("--skip", default="", help="comma list of parts to skip: table,digits,ijcnn1")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore", ConvergenceWarning)

@@ -42,7 +42,7 @@ Commands::
         --methods sklearnex.SVC,LowRankSVC \
         --params LowRankSVC:n_basis=4000,memory_budget=8GB,tol=1e-4   # one method's settings
 
-Writes benchmarks/results/suite{_quick}.json, .md and .png (fit-time ratio to SVC / SVR and
+Writes benchmarks/results/suite/suite{_quick}.json, .md and .png (fit-time ratio to SVC / SVR and
 error gap per data set; the table also gives each fit time over oneDAL's, sklearnex's SVC /
 SVR, where it ran); ``--no-search``, ``--max-rows``, ``--threads``, ``--params`` (a method
 with parameters besides C and gamma, shown in its name) and ``--again`` add to the name
@@ -817,7 +817,8 @@ def parse(argv):
                     help="parameters for one method besides C and gamma, e.g. "
                          "'LowRankSVC:n_basis=4000,memory_budget=8GB' (repeatable; the "
                          "results file then ends in _params)")
-    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--out", default=None,
+                    help="results folder (default benchmarks/results/suite)")
     ap.add_argument("--list", action="store_true", help="print the methods and sets, and exit")
     args = ap.parse_args(argv)
     if args.quick:

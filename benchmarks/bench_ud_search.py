@@ -9,7 +9,7 @@ the grid's. The UD search runs with both designs: '9-5' (13 fits, the paper's ch
 large data and what design='auto' picks here) and '13-9' (21 fits).
 
 Run: ``python benchmarks/bench_ud_search.py`` (about 15 minutes on 2 cores) or ``--quick``.
-Writes benchmarks/results/ud_search{,_quick}.json/.md and ud_search_<data>.png.
+Writes benchmarks/results/ud_search/ud_search{,_quick}.json/.md and ud_search_<data>.png.
 """
 
 from __future__ import annotations
@@ -115,10 +115,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="2,000-row subsets, 5x5 grid")
     ap.add_argument("--datasets", nargs="*", default=["a9a", "ijcnn1"])
-    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--out", default=None,
+                    help="results folder (default benchmarks/results/ud_search)")
     args = ap.parse_args(argv)
     out_dir = args.out or str(RESULTS)
-    RESULTS.mkdir(exist_ok=True)
+    RESULTS.mkdir(parents=True, exist_ok=True)
     cfg = QUICK if args.quick else FULL
     rows, notes = [], []
     t_all = time.perf_counter()
