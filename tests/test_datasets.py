@@ -511,3 +511,18 @@ def test_shuttle_copy_of_shared_folder_loads(tmp_path):
     shutil.copy(folder / "shuttle.scale.t.xz", tmp_path)
     X_train, y_train, _, _ = load_shuttle(tmp_path)
     assert X_train.shape == (43500, 9) and np.bincount(y_train)[1] == 34108
+
+
+def test_shipped_sets_leave_no_file_open():
+    """The shipped ``.xz`` files are read whole and closed (no ResourceWarning later)."""
+    import gc
+    import warnings
+
+    from sparsekernel.datasets import load_banana, load_ripley
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        load_ripley()
+        load_banana(random_state=0)
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import lzma
 from importlib.resources import files
 
@@ -17,8 +18,10 @@ _N_BANANA = 5300
 
 
 def _open_shipped(name):
-    """Open a shipped ``.xz`` file as a decompressed binary stream."""
-    return lzma.open((files("sparsekernel.datasets") / "data" / name).open("rb"))
+    """A shipped ``.xz`` file as a decompressed in-memory binary stream (the files are small;
+    reading them whole leaves no file handle open)."""
+    data = (files("sparsekernel.datasets") / "data" / name).read_bytes()
+    return io.BytesIO(lzma.decompress(data))
 
 
 def _read_ripley(name):
