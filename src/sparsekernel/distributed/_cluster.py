@@ -27,6 +27,11 @@ _MISSING = (
 )
 
 
+#: A cluster started for one fit serves no dashboard, and its scheduler's HTTP endpoint takes a
+#: free port (by default it asks for 8787 and warns when another cluster holds it).
+NO_DASHBOARD = {"dashboard_address": None, "scheduler_kwargs": {"dashboard_address": ":0"}}
+
+
 def import_distributed(what):
     """Import and return ``distributed``; a clear ImportError naming the extra otherwise."""
     try:
@@ -62,7 +67,7 @@ def open_client(client, n_jobs, what, timeout=None):
         if client is None:
             client = stack.enter_context(distributed.LocalCluster(
                 n_workers=1, threads_per_worker=n_threads(n_jobs), processes=False,
-                dashboard_address=None))
+                **NO_DASHBOARD))
         options = {} if timeout is None else {"timeout": timeout}
         yield stack.enter_context(distributed.Client(client, set_as_default=False, **options))
 

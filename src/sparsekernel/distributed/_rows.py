@@ -37,7 +37,7 @@ from sklearn.base import is_classifier
 from ..solvers._constants import GATHER_BYTES
 from ..solvers._rows import ArrayRows
 from ..utils import check_sample_weight, parse_memory_budget, seed_from
-from ._cluster import gather, import_distributed
+from ._cluster import NO_DASHBOARD, gather, import_distributed
 
 __all__ = ["DASK_SAMPLE", "DaskInput", "DaskRows", "dask_client", "kernel_rows",
            "read_libsvm", "row_chunks", "sample_rows", "scale_gamma"]
@@ -57,8 +57,7 @@ def dask_client(what):
     try:
         return distributed.default_client(), lambda: None
     except ValueError:
-        cluster = distributed.LocalCluster(n_workers=1, processes=False,
-                                           dashboard_address=None)
+        cluster = distributed.LocalCluster(n_workers=1, processes=False, **NO_DASHBOARD)
         client = distributed.Client(cluster, set_as_default=False)
 
         def close():
