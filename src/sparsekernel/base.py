@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .basis import BasisSelector, fit_kernel_basis, resolve_n_basis
 from .basis._base import auto_sample_bytes
 from .compute import NonFiniteError, thread_plan
+from .compute._namespace import backend_of
 from .kernels import KERNELS, Kernel
 from .utils import (
     COMMON_CONSTRAINTS,
@@ -266,7 +267,11 @@ class KernelExpansionMixin:
     _M_SQUARES = 3
 
     def _validate_X(self, X, reset=False):
-        return validate_data(self, X, accept_sparse="csr", dtype=DTYPES, reset=reset)
+        backend = backend_of(X)
+        if backend.is_numpy:
+            return validate_data(self, X, accept_sparse="csr", dtype=DTYPES, reset=reset)
+        return validate_data(self, X, accept_sparse=False, dtype=backend.float_dtypes(),
+                             reset=reset)
 
     def _fit_kernel_basis(self, X, y_basis=None, max_n_basis=None, all_rows_up_to=None,
                           gamma=None, n_rows=None):

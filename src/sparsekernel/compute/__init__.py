@@ -16,6 +16,10 @@ private modules. Four groups:
   one-thread BLAS (which releases the GIL).
 * **Products of tall arrays** (:func:`matmul`, :func:`rmatmul`, :func:`gram`,
   :func:`syrk_lower`, :func:`split_rows`): split by rows over the planned threads.
+* **Array namespaces** (:class:`Backend`, :func:`backend_of`, :func:`model_to_numpy`,
+  :func:`model_to_namespace`): NumPy, or under scikit-learn's ``array_api_dispatch`` the
+  array-API namespace and device of the input (CuPy, PyTorch), where the code written
+  against a :class:`Backend` computes.
 * **SPD systems** (:func:`spd_cholesky`, :func:`spd_solve`, :func:`finite_factor`): one
   jitter policy; on one BLAS thread LAPACK's ``potrf`` called without the GIL through
   SciPy's exported Cython LAPACK, checked against its stated C signature, with SciPy's
@@ -44,7 +48,9 @@ otherwise turn a rounding difference into another model).
 # Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``).
 from .. import _lazy_exports
 
-__all__ = ["JITTER_START", "JITTER_STOP", "LIKELY_CAUSES", "LONE_SOLVE_MIN", "NonFiniteError",
+__all__ = ["NUMPY", "Backend", "JITTER_START", "JITTER_STOP", "LIKELY_CAUSES", "LONE_SOLVE_MIN",
+           "NonFiniteError", "backend_of", "dtype_name", "model_to_namespace", "model_to_numpy",
+           "to_numpy",
            "blas_limit", "blas_threads", "drain_queue", "finite_factor", "gram",
            "map_balanced", "map_threads", "matmul", "max_threads", "planned_threads",
            "rmatmul", "row_slices", "spd_cholesky", "spd_solve", "split_rows",
@@ -53,6 +59,8 @@ __all__ = ["JITTER_START", "JITTER_STOP", "LIKELY_CAUSES", "LONE_SOLVE_MIN", "No
 __getattr__, __dir__ = _lazy_exports(globals(), {
     "._errors": ["LIKELY_CAUSES", "NonFiniteError"],
     "._lapack": ["syrk_lower"],
+    "._namespace": ["NUMPY", "Backend", "backend_of", "dtype_name", "model_to_namespace",
+                    "model_to_numpy", "to_numpy"],
     "._products": ["gram", "matmul", "rmatmul", "split_rows"],
     "._spd": ["JITTER_START", "JITTER_STOP", "finite_factor", "spd_cholesky", "spd_solve"],
     "._threads": ["LONE_SOLVE_MIN", "blas_limit", "blas_threads", "drain_queue",

@@ -41,7 +41,9 @@ from ..base import (
     lazy_on_dask,
 )
 from ..compute import blas_threads, row_slices
+from ..compute._namespace import backend_of, dtype_name, to_numpy
 from ..kernels import Kernel
+from ..kernels._xp import xp_kernel, xp_map_blocks
 from ..utils import Interval, Options, eigenvalue_floor, feature_dtype
 from ..utils._progress import fit_note, fit_step
 from ..utils.fitted_spec import (
@@ -84,6 +86,9 @@ class NystromMap:
         kernel's exponential and M in the features'. Peak extra memory is one kernel block
         (block_rows x m) besides ``out``.
         """
+        backend = backend_of(X)
+        if not backend.is_numpy:
+            return self._transform_on(backend, X)
         dtype = np.result_type(X.dtype, np.float32)  # the input's precision, as the kernels
         Z = self.Z.astype(dtype, copy=False)
         if out is None:
@@ -98,6 +103,20 @@ class NystromMap:
 
         self.kernel.map_blocks(X, Z, product, dtype=M.dtype)
         return out
+
+    def _transform_on(self, backend, X):
+        """F = K(X, Z) M on an array-API backend, in X's precision (or the map's float32),
+        block by block on X's device."""
+        xp = backend.xp
+        dtype = xp.float32 if self.dtype == np.float32 else X.dtype
+        Z = backend.asarray(self.Z, dtype=dtype)
+        M = backend.asarray(self.normalization, dtype=dtype)
+        if self.triangular:  # M = L^(-T) is upper triangular; a dense product on a device
+            M = xp.triu(M)
+        blocks = []
+        xp_map_blocks(self.kernel, X, Z, lambda start, stop, K: blocks.append(K @ M),
+                      backend, dtype)
+        return blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=0)
 
     def _triangular_blocks(self, X, Z, out):
         """out = K(X, Z) M, M upper triangular, in place per block (:func:`upper_product`)."""
@@ -179,6 +198,33 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
         )
     M = U[:, keep] / np.sqrt(lam[keep])
     return NystromMap(kernel, Z, np.ascontiguousarray(M), lam[keep])
+
+
+def nystrom_map_on(backend, kernel, Z, rcond="auto", dtype=None):
+    """:func:`nystrom_map` with eigen whitening on an array-API backend: K(Z, Z), its
+    eigendecomposition and M = U Lambda^(-1/2) computed on Z's device.
+
+    The eigenproblem is solved in the features' precision, as on NumPy; ``dtype`` is that
+    precision (default Z's). The floor and the eigenvectors' signs follow :func:`nystrom_map`.
+    """
+    xp = backend.xp
+    dtype = Z.dtype if dtype is None else dtype
+    K = xp_kernel(kernel, Z, Z, backend, dtype)
+    K = 0.5 * (K + K.T)
+    lam, U = xp.linalg.eigh(K)
+    lam, U = xp.flip(lam), xp.flip(U, axis=1)  # descending
+    peak = xp.max(xp.abs(U), axis=0, keepdims=True)
+    sign = xp.sign(xp.sum(xp.where(xp.abs(U) == peak, U, xp.zeros_like(U)), axis=0))
+    U = U * xp.where(sign == 0, xp.ones_like(sign), sign)
+    lam_host = to_numpy(lam).astype(np.float64)
+    floor = eigenvalue_floor(np.float32 if dtype == xp.float32 else np.float64, rcond)
+    r = int(np.count_nonzero(lam_host > floor * max(lam_host[0], 0.0)))
+    if r == 0:
+        raise ValueError(
+            "K(Z, Z) has no positive eigenvalue: the kernel is zero on the landmarks "
+            f"(largest eigenvalue {lam_host[0]:.3g}); check the kernel parameters.")
+    M = U[:, :r] / xp.sqrt(lam[:r])
+    return NystromMap(kernel, Z, M, lam[:r])
 
 
 def _cholesky_map(kernel, Z, K, floor):
@@ -270,7 +316,8 @@ class NystromMapMixin:
         """float32 for a model fitted on float32 features (its map says so), else None:
         the input's precision (also without a map: ``normalization_`` None)."""
         M = self.normalization_
-        return M.dtype if M is not None and M.dtype == np.float32 else None
+        return np.dtype(np.float32) if M is not None and dtype_name(M.dtype) == "float32" \
+            else None
 
     def _expansion_coef(self):
         """mu = M coef^T (m x n_outputs) of a linear model on the features: prediction
@@ -358,8 +405,27 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Choose the landmarks from X and whiten K(Z, Z)."""
-        self.n_components_ = self._fit_map(self._validate_X(X, reset=True)).n_components
+        """Choose the landmarks from X and whiten K(Z, Z).
+
+        Under ``array_api_dispatch`` with X of another namespace (a GPU's), the kernel, the
+        eigendecomposition of K(Z, Z) and the fitted arrays are on X's device; the
+        landmarks are chosen from a host copy of X.
+        """
+        X = self._validate_X(X, reset=True)
+        backend = backend_of(X)
+        if backend.is_numpy:
+            self.n_components_ = self._fit_map(X).n_components
+            return self
+        kern, res = self._fit_kernel_basis(to_numpy(X))
+        if res.indices is not None:
+            Z = backend.xp.take(X, backend.asarray(np.asarray(res.indices, dtype=np.int64)),
+                                axis=0)
+        else:
+            Z = backend.asarray(res.centers, dtype=X.dtype)
+        fmap = nystrom_map_on(backend, kern, Z, self.rcond)
+        self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, res.indices, kern.gamma
+        self.normalization_, self.eigenvalues_ = fmap.normalization, fmap.eigenvalues
+        self.n_components_ = fmap.n_components
         return self
 
     @lazy_on_dask

@@ -1,0 +1,198 @@
+"""The array namespace a computation runs in: NumPy, or any array-API namespace on its device.
+
+NumPy is the default backend, with the CPU thread plan and LAPACK of the rest of this
+package. Under scikit-learn's ``array_api_dispatch=True`` an input of another namespace
+(CuPy, PyTorch, ``array_api_strict``; found through ``array-api-compat``, as scikit-learn
+does) selects that namespace and its device, and the code written against :class:`Backend`
+computes there: the arrays never leave the device, except where a step says so.
+Without dispatch, or for NumPy and SciPy sparse input, behaviour is NumPy's.
+
+scikit-learn's dispatch needs SciPy's own array-API support, switched on by the environment
+variable ``SCIPY_ARRAY_API=1`` before SciPy is first imported (scikit-learn says so when it
+is missing).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["Backend", "NUMPY", "backend_of", "dtype_name", "model_to_namespace",
+           "model_to_numpy", "to_numpy"]
+
+
+def _dispatch_on():
+    from sklearn import get_config
+
+    return bool(get_config().get("array_api_dispatch", False))
+
+
+class Backend:
+    """An array namespace and the device its arrays live on.
+
+    Parameters
+    ----------
+    xp : module
+        The namespace (``array_api_compat``'s wrapper for NumPy, CuPy and PyTorch).
+    device : object or None
+        The device of the inputs (None for NumPy).
+    """
+
+    def __init__(self, xp, device=None):
+        self.xp, self.device = xp, device
+
+    @property
+    def is_numpy(self):
+        """True for NumPy: the thread plan, BLAS and LAPACK of the rest of the package."""
+        return self.xp is np
+
+    def asarray(self, a, dtype=None):
+        """``a`` (an array of any namespace, or a scalar) as this backend's array on its
+        device."""
+        if self.is_numpy:
+            return np.asarray(to_numpy(a), dtype=dtype)
+        if isinstance(a, (np.ndarray, np.generic)) or (
+                hasattr(a, "__array_namespace__") and _namespace_of(a) is not self.xp):
+            a = np.asarray(to_numpy(a))
+        return self.xp.asarray(a, dtype=dtype, device=self.device)
+
+    def float_dtypes(self):
+        """The floating dtypes this device computes in, widest first (no float64 on some
+        GPUs: Apple's MPS)."""
+        xp = self.xp
+        if self.is_numpy:
+            return [np.float64, np.float32]
+        try:
+            kinds = xp.__array_namespace_info__().dtypes(device=self.device, kind="real floating")
+            names = [name for name in ("float64", "float32") if name in kinds]
+            return [getattr(xp, name) for name in names]
+        except AttributeError:  # an older namespace: assume both
+            return [xp.float64, xp.float32]
+
+    def widest_float(self):
+        """float64 where the device has it (the Nystrom factor's precision), else float32."""
+        return self.float_dtypes()[0]
+
+    def __repr__(self):
+        name = getattr(self.xp, "__name__", type(self.xp).__name__)
+        return f"Backend({name}, device={self.device!r})"
+
+
+#: The NumPy backend: every computation of the package outside array-API dispatch.
+NUMPY = Backend(np)
+
+
+def dtype_name(dtype):
+    """``'float32'``, ``'float64'``, ... for a dtype of any namespace (their dtype objects do
+    not compare equal across namespaces)."""
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+def _namespace_of(a):
+    import array_api_compat
+
+    return array_api_compat.array_namespace(a)
+
+
+def backend_of(*arrays):
+    """The :class:`Backend` the arrays ask for: NumPy unless scikit-learn's
+    ``array_api_dispatch`` is on and they are arrays of another namespace (all of one
+    namespace and device; None and sparse matrices are ignored)."""
+    arrays = [a for a in arrays if a is not None and not sp.issparse(a)
+              and not isinstance(a, (np.ndarray, np.generic, list, tuple, int, float))]
+    if not arrays or not _dispatch_on():
+        return NUMPY
+    try:
+        import array_api_compat
+    except ImportError as exc:
+        raise ImportError(
+            "array_api_dispatch=True with arrays other than NumPy's needs array-api-compat: "
+            "pip install 'sparsekernel[array-api]'") from exc
+    xp = array_api_compat.array_namespace(*arrays)
+    if array_api_compat.is_numpy_namespace(xp):
+        return NUMPY
+    devices = {str(array_api_compat.device(a)) for a in arrays}
+    if len(devices) > 1:
+        raise ValueError(f"The inputs live on different devices: {sorted(devices)}.")
+    return Backend(xp, array_api_compat.device(arrays[0]))
+
+
+def to_numpy(a):
+    """``a`` as a NumPy array (copied from its device when it is elsewhere); NumPy arrays,
+    sparse matrices, scalars and None pass through."""
+    if a is None or sp.issparse(a) or isinstance(a, (np.ndarray, np.generic)):
+        return a
+    if isinstance(a, (int, float, bool, str, list, tuple)):
+        return a
+    import array_api_compat
+
+    if array_api_compat.is_torch_array(a):
+        return a.detach().cpu().numpy()
+    if array_api_compat.is_cupy_array(a):
+        return a.get()
+    if hasattr(a, "__array_namespace__"):
+        try:  # array_api_strict and other CPU namespaces
+            return np.from_dlpack(array_api_compat.to_device(a, "cpu"))
+        except (TypeError, ValueError, AttributeError, RuntimeError, BufferError):
+            return np.asarray(a)
+    return np.asarray(a)
+
+
+def _is_array(value):
+    return (isinstance(value, np.ndarray) or hasattr(value, "__array_namespace__")) and (
+        not isinstance(value, np.generic))
+
+
+def _fitted_arrays(estimator):
+    return {name: value for name, value in vars(estimator).items()
+            if name.endswith("_") and not name.startswith("__") and _is_array(value)}
+
+
+def model_to_numpy(estimator):
+    """Move a fitted estimator's arrays to NumPy, in place, and return it.
+
+    A model fitted on an array-API namespace (a GPU's) keeps its fitted arrays there; this
+    brings them to the host, e.g. before :func:`sparsekernel.io.save`, or to predict on
+    NumPy input. :func:`model_to_namespace` moves them back.
+
+    Parameters
+    ----------
+    estimator : fitted sparsekernel estimator
+
+    Returns
+    -------
+    estimator
+        The same object, its fitted arrays NumPy arrays.
+    """
+    for name, value in _fitted_arrays(estimator).items():
+        setattr(estimator, name, to_numpy(value))
+    estimator.__dict__.pop("_expansion", None)  # a cache formed from the old arrays
+    return estimator
+
+
+def model_to_namespace(estimator, like):
+    """Move a fitted estimator's arrays, in place, to the namespace and device of ``like``
+    (an array of that namespace), and return it. The inverse of :func:`model_to_numpy`.
+
+    Parameters
+    ----------
+    estimator : fitted sparsekernel estimator
+    like : array
+        Any array of the target namespace, on the target device.
+
+    Returns
+    -------
+    estimator
+        The same object, its fitted floating-point arrays in ``like``'s namespace; integer
+        arrays (class labels, indices) stay NumPy arrays.
+    """
+    import array_api_compat
+
+    xp = array_api_compat.array_namespace(like)
+    backend = Backend(xp, array_api_compat.device(like))
+    for name, value in _fitted_arrays(estimator).items():
+        host = to_numpy(value)
+        if host.dtype.kind == "f":
+            setattr(estimator, name, backend.asarray(host))
+    estimator.__dict__.pop("_expansion", None)
+    return estimator
