@@ -124,3 +124,64 @@ def test_sparse_input_is_refused_by_name_on_a_namespace(xps, dispatch):
     assert backend_of(np.ones((2, 2))).is_numpy  # NumPy input under dispatch: NumPy
     b = backend_of(xps.asarray(np.ones((2, 2))))
     assert not b.is_numpy and b.float_dtypes() == [xps.float64, xps.float32]
+
+
+#: Decision values agree to these shares of their largest value (float32: as the features).
+DECISION_RTOL = {np.float64: 1e-10, np.float32: 5e-3}
+
+
+def _strict(a):
+    return type(a).__module__.startswith("array_api_strict")
+
+
+@inside
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["LSSVR", "LSSVC"])
+def test_reduced_lssvm_equals_numpys(xps, dispatch, dtype, name):
+    """The reduced LS-SVM fitted on the namespace: its decision values and predictions are
+    the NumPy model's, its fitted arrays and outputs live in the namespace."""
+    import sklearn
+
+    import sparsekernel
+
+    X, y = _data(dtype)
+    y3 = y + (X[:, 0] > 1.0)  # three classes for the classifier (one-vs-rest)
+    target = y + X[:, 0] if name == "LSSVR" else y3
+    Est = getattr(sparsekernel, name)
+    params = dict(n_basis=40, gamma=2.0, C=10.0, random_state=0)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref = Est(**params).fit(X, target)
+        expected = ref.predict(X) if name == "LSSVR" else ref.decision_function(X)
+        labels = ref.predict(X)
+    est = Est(**params).fit(xps.asarray(X), xps.asarray(target))
+    got = est.predict(xps.asarray(X)) if name == "LSSVR" else est.decision_function(
+        xps.asarray(X))
+    assert _strict(got) and _strict(est.coef_) and _strict(est.basis_)
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=0,
+                               atol=DECISION_RTOL[dtype] * np.abs(expected).max())
+    if name == "LSSVC":
+        predicted = est.predict(xps.asarray(X))
+        assert _strict(predicted)
+        np.testing.assert_array_equal(np.asarray(predicted), labels)
+
+
+@inside
+def test_string_labels_come_back_as_numpy(xps, dispatch):
+    """Labels that a namespace cannot hold (strings) are predicted as a NumPy array."""
+    from sparsekernel import LSSVC
+
+    X, y = _data(np.float64, 400)
+    names = np.array(["no", "yes"])[y]
+    est = LSSVC(n_basis=20, gamma=2.0, random_state=0).fit(xps.asarray(X), names)
+    predicted = est.predict(xps.asarray(X))
+    assert isinstance(predicted, np.ndarray) and set(predicted) <= {"no", "yes"}
+    assert (predicted == names).mean() > 0.9
+
+
+@inside
+def test_exact_lssvm_on_a_namespace_is_refused_by_name(xps, dispatch):
+    from sparsekernel import LSSVR
+
+    X, y = _data(np.float64, 200)
+    with pytest.raises(ValueError, match="n_basis=None is the exact LS-SVM"):
+        LSSVR(n_basis=None).fit(xps.asarray(X), xps.asarray(y * 1.0))

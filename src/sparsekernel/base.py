@@ -26,8 +26,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .basis import BasisSelector, fit_kernel_basis, resolve_n_basis
 from .basis._base import auto_sample_bytes
 from .compute import NonFiniteError, thread_plan
-from .compute._namespace import backend_of
+from .compute._namespace import backend_of, namespace_of, to_numpy
 from .kernels import KERNELS, Kernel
+from .kernels._xp import xp_map_blocks
 from .utils import (
     COMMON_CONSTRAINTS,
     UNLIMITED_MEMORY_BUDGET,
@@ -383,7 +384,10 @@ class KernelExpansionMixin:
 
     def _expansion_coef(self):
         """Coefficients on K(X, Z), shape (m, n_outputs); low-rank models fold their map in."""
-        return np.atleast_2d(self.coef_).T
+        coef = self.coef_
+        if isinstance(coef, np.ndarray):
+            return np.atleast_2d(coef).T
+        return (namespace_of(coef).reshape(coef, (1, -1)) if coef.ndim == 1 else coef).T
 
     def _kernel_dtype(self):
         """Precision of K(X, Z) at prediction; None: the input's (working) dtype."""
@@ -393,6 +397,9 @@ class KernelExpansionMixin:
         """``K(X, Z) coef^T + intercept`` in memory-bounded row blocks: shape (n, n_outputs)."""
         check_is_fitted(self)
         X = self._validate_X(X)
+        backend = backend_of(X)
+        if not backend.is_numpy:
+            return self._raw_decision_on(backend, X)
         with thread_plan():  # (one-thread BLAS: waking its threads costs time on every product)
             coef = self._expansion_coef()
             if self.basis_ is None:  # linear model in the primal on X itself
@@ -401,6 +408,19 @@ class KernelExpansionMixin:
                 scores = self._kernel().apply(X, self.basis_.astype(X.dtype, copy=False), coef,
                                               dtype=self._kernel_dtype())
         return scores + np.atleast_1d(self.intercept_)
+
+    def _raw_decision_on(self, backend, X):
+        """:meth:`_raw_decision` on an array-API backend, block by block on X's device."""
+        xp = backend.xp
+        coef = backend.asarray(self._expansion_coef(), dtype=X.dtype)
+        intercept = xp.reshape(backend.asarray(self.intercept_, dtype=X.dtype), (1, -1))
+        if self.basis_ is None:
+            return X @ coef + intercept
+        blocks = []
+        xp_map_blocks(self._kernel(), X, backend.asarray(self.basis_, dtype=X.dtype),
+                      lambda start, stop, K: blocks.append(K @ coef), backend, X.dtype)
+        scores = blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=0)
+        return scores + intercept
 
     @property
     def n_support_(self):
@@ -412,6 +432,13 @@ class KernelExpansionMixin:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _ravel(a):
+    """``a.ravel()`` for NumPy, its reshape to 1-D on an array-API namespace."""
+    if isinstance(a, np.ndarray):
+        return a.ravel()
+    return namespace_of(a).reshape(a, (-1,))
 
 
 def _fixed_basis_size(basis):
@@ -484,15 +511,23 @@ class OneVsRestClassifierMixin(ClassifierMixin):
         (n, n_classes) one-vs-rest scores. A dask collection gives a lazy dask result,
         block by block (:func:`lazy_on_dask`)."""
         scores = self._raw_decision(X)
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return _ravel(scores) if scores.shape[1] == 1 else scores
 
     @lazy_on_dask
     def predict(self, X):
         """Class labels: the sign for two classes, the largest one-vs-rest score otherwise
         (lazy on a dask collection, as :meth:`decision_function`)."""
         scores = self.decision_function(X)
-        idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
-        return self.classes_[idx]
+        if isinstance(scores, np.ndarray):
+            idx = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+            return self.classes_[idx]
+        backend = backend_of(X)  # an array-API namespace: labels there when numeric
+        xp = backend.xp
+        idx = (xp.astype(scores > 0, xp.int64) if scores.ndim == 1
+               else xp.argmax(scores, axis=1))
+        if self.classes_.dtype.kind in "iuf":
+            return xp.take(backend.asarray(self.classes_), idx)
+        return self.classes_[to_numpy(idx)]
 
     def _check_proba(self):
         """Refuse probabilities with a message naming where they come from. Hinge, squared
@@ -532,4 +567,4 @@ class SingleTargetRegressorMixin(RegressorMixin):
     @lazy_on_dask
     def predict(self, X):
         """Predicted targets, shape (n,) (lazy on a dask collection: :func:`lazy_on_dask`)."""
-        return self._raw_decision(X).ravel()
+        return _ravel(self._raw_decision(X))

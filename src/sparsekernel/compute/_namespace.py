@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["Backend", "NUMPY", "backend_of", "dtype_name", "model_to_namespace",
-           "model_to_numpy", "to_numpy"]
+           "model_to_numpy", "namespace_of", "to_numpy"]
 
 
 def _dispatch_on():
@@ -92,6 +92,14 @@ def _namespace_of(a):
     import array_api_compat
 
     return array_api_compat.array_namespace(a)
+
+
+def namespace_of(a):
+    """The namespace of an array that is already there (a fitted model's), dispatch or not:
+    NumPy for NumPy arrays."""
+    if isinstance(a, (np.ndarray, np.generic)):
+        return np
+    return _namespace_of(a)
 
 
 def backend_of(*arrays):

@@ -51,14 +51,18 @@ from ..base import (
     report_result,
 )
 from ..compute import spd_cholesky
+from ..compute._namespace import backend_of, to_numpy
 from ..features import nystrom_from_basis
+from ..features._nystrom import nystrom_map_on
 from ..kernels import resolve_gamma
+from ..kernels._xp import xp_map_blocks
 from ..solvers import (
     NormalEquations,
     as_row_blocks,
     lssvm_dual,
     lssvm_normal_equations,
 )
+from ..solvers.least_squares import lssvm_primal_on
 from ..utils import (
     MemoryPlan,
     constraints,
@@ -273,6 +277,11 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
             res = self._fit_dask(X, y, sample_weight)
             report_result(self, res)
             return fitted(self)
+        backend = backend_of(X)
+        if not backend.is_numpy:
+            res = self._fit_on(backend, X, y, sample_weight)
+            report_result(self, res)
+            return fitted(self)
         X, Y, sw, y_enc = fit_data(self, X, y, sample_weight)
         if self.n_basis is None:
             self.gamma_ = resolve_gamma(self.gamma, X)
@@ -320,6 +329,41 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         self.basis_ = fmap.Z
         # f(x) = K(x, Z) M w + b: store the coefficients on K(x, Z) for _raw_decision.
         self._store(fmap.normalization @ res.coef, res)
+        return res
+
+    def _fit_on(self, backend, X, y, sample_weight):
+        """The reduced LS-SVM on an array-API backend (``array_api_dispatch``): features,
+        sums and solve on X's device, the fitted arrays there. Labels, weights and the
+        landmarks are handled on a host copy (as :meth:`fit` does); the exact LS-SVM
+        (``n_basis=None``) and ``partial_fit`` stay NumPy's."""
+        if self.n_basis is None:
+            raise ValueError(
+                f"{type(self).__name__} with n_basis=None is the exact LS-SVM, which runs on "
+                "NumPy only: pass n_basis (an int, a fraction or 'auto') to fit on "
+                f"{backend!r}, or NumPy arrays.")
+        X = self._validate_X(X, reset=True)
+        X_host, Y, sw, y_enc = fit_data(self, to_numpy(X), to_numpy(y), to_numpy(sample_weight))
+        kern, basis = self._fit_kernel_basis(X_host, y_enc)
+        xp = backend.xp
+        if basis.indices is not None:
+            Z = xp.take(X, backend.asarray(np.asarray(basis.indices, dtype=np.int64)), axis=0)
+        else:
+            Z = backend.asarray(basis.centers, dtype=X.dtype)
+        fmap = nystrom_map_on(backend, kern, Z)
+        M = fmap.normalization
+
+        def feature_blocks():
+            blocks = []
+            xp_map_blocks(kern, X, Z, lambda start, stop, K: blocks.append(
+                (start, stop, K @ M)), backend, X.dtype)
+            yield from blocks
+
+        with fit_step("solve"):
+            res = lssvm_primal_on(backend, feature_blocks, Y, self.C, sw)
+        self.basis_ = Z
+        coef = xp.astype(M, res.coef.dtype) @ res.coef  # on K(x, Z): m x k
+        self.coef_, self.intercept_ = coef.T, res.intercept
+        self.objective_ = float(res.objective)
         return res
 
     def _fit_dask(self, X, y, sample_weight):
@@ -403,7 +447,7 @@ def fit_data(est, X, y, sample_weight, classes=None, reset=True):
 def fitted(est):
     """``est``, a regressor's one target column stored as ``coef_`` (m,), float intercept."""
     if not isinstance(est, OneVsRestClassifierMixin):
-        est.coef_, est.intercept_ = est.coef_[0], float(est.intercept_[0])
+        est.coef_, est.intercept_ = est.coef_[0, ...], float(est.intercept_[0])
     return est
 
 
