@@ -185,3 +185,32 @@ def test_exact_lssvm_on_a_namespace_is_refused_by_name(xps, dispatch):
     X, y = _data(np.float64, 200)
     with pytest.raises(ValueError, match="n_basis=None is the exact LS-SVM"):
         LSSVR(n_basis=None).fit(xps.asarray(X), xps.asarray(y * 1.0))
+
+
+@inside
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("method", ["nystrom", "reduced"])
+@pytest.mark.parametrize("whiten", [False, True])
+def test_reduced_kernel_pca_equals_numpys(xps, dispatch, dtype, method, whiten):
+    import sklearn
+
+    from sparsekernel import ReducedKernelPCA
+
+    X, _ = _data(dtype)
+    w = np.linspace(0.5, 2.0, X.shape[0])  # weighted moments
+    params = dict(n_components=3, n_basis=40, gamma=2.0, random_state=0, method=method,
+                  whiten=whiten)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref = ReducedKernelPCA(**params).fit(X, sample_weight=w)
+        expected = ref.transform(X)
+    est = ReducedKernelPCA(**params).fit(xps.asarray(X), sample_weight=w)
+    got = est.transform(xps.asarray(X))
+    assert _strict(got) and _strict(est.components_) and _strict(est.mean_)
+    # float32: the Nystrom map's eigenproblem is solved in float32 (the features' RTOL);
+    # the reduced method has none, and agrees to float32 rounding.
+    tol = DECISION_RTOL[dtype] if method == "nystrom" else {np.float64: 1e-10,
+                                                            np.float32: 1e-5}[dtype]
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=0,
+                               atol=tol * np.abs(expected).max())
+    np.testing.assert_allclose(np.asarray(est.explained_variance_), ref.explained_variance_,
+                               rtol=tol)

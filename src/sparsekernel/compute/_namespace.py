@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["Backend", "NUMPY", "backend_of", "dtype_name", "model_to_namespace",
-           "model_to_numpy", "namespace_of", "to_numpy"]
+           "model_to_numpy", "namespace_of", "sign_columns", "to_numpy"]
 
 
 def _dispatch_on():
@@ -80,6 +80,14 @@ class Backend:
 
 #: The NumPy backend: every computation of the package outside array-API dispatch.
 NUMPY = Backend(np)
+
+
+def sign_columns(xp, V):
+    """V with each column's sign set so that its largest-magnitude entry is positive (the
+    deterministic eigenvectors of :mod:`sparsekernel.solvers.eigen`), in V's namespace."""
+    peak = xp.max(xp.abs(V), axis=0, keepdims=True)
+    sign = xp.sign(xp.sum(xp.where(xp.abs(V) == peak, V, xp.zeros_like(V)), axis=0))
+    return V * xp.where(sign == 0, xp.ones_like(sign), sign)
 
 
 def dtype_name(dtype):

@@ -8,8 +8,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._docs import fill_doc
 from ..base import lazy_on_dask
+from ..compute._namespace import backend_of, to_numpy
 from ..features import nystrom_map
+from ..features._nystrom import nystrom_map_on
+from ..kernels._xp import xp_map_blocks
 from ..solvers import symmetric_eigen
+from ..solvers.eigen import symmetric_eigen_on, weighted_moments_on
 from ..utils import Options, check_sample_weight, is_dask_collection
 from ..utils.fitted_spec import FEATURES, INFO, ClassSpec, Floats, kernel_basis
 from ._base import ReducedKernelBase, dask_kernel_moments, kernel_moments
@@ -133,6 +137,8 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         if is_dask_collection(X):
             kern, mom = dask_kernel_moments(self, X, sample_weight)
             dtype = np.result_type(self.basis_.dtype, np.float32)
+        elif not backend_of(X).is_numpy:
+            return self._fit_on(backend_of(X), X, sample_weight)
         else:
             X = self._validate_X(X, reset=True)
             sw = check_sample_weight(sample_weight, X.shape[0])
@@ -153,12 +159,63 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         self._n_features_out = self.components_.shape[0]
         return self
 
+    def _fit_on(self, backend, X, sample_weight):
+        """:meth:`fit` on an array-API backend: the moments of K(X, Z), the Nystrom map,
+        the eigenproblem and the fitted arrays on X's device (the basis chosen from a host
+        copy of X)."""
+        X = self._validate_X(X, reset=True)
+        sw = check_sample_weight(to_numpy(sample_weight), X.shape[0])
+        kern = self._fit_basis(to_numpy(X))
+        xp = backend.xp
+        if self.basis_indices_ is not None:
+            Z = xp.take(X, backend.asarray(np.asarray(self.basis_indices_, dtype=np.int64)),
+                        axis=0)
+        else:
+            Z = backend.asarray(self.basis_, dtype=X.dtype)
+
+        def blocks():
+            out = []
+            xp_map_blocks(kern, X, Z, lambda start, stop, K: out.append((start, stop, K)),
+                          backend, X.dtype)
+            yield from out
+
+        mean, cov = weighted_moments_on(backend, blocks, sw)
+        T = None
+        if self.method == "nystrom":
+            T = xp.astype(nystrom_map_on(backend, kern, Z, "auto", X.dtype).normalization,
+                          cov.dtype)
+            cov = T.T @ cov @ T
+        eig = symmetric_eigen_on(backend, cov, self.n_components)
+        components = eig.vectors if T is None else T @ eig.vectors
+        self.basis_, self.components_, self.mean_ = Z, components.T, mean
+        self.explained_variance_ = eig.values
+        total = float(xp.sum(xp.linalg.diagonal(cov)))
+        self.explained_variance_ratio_ = eig.values / total if total > 0 else eig.values * 0.0
+        self._n_features_out = self.components_.shape[0]
+        return self
+
+    def _transform_on(self, backend, X):
+        xp = backend.xp
+        P = backend.asarray(self.components_, dtype=X.dtype).T
+        shift = xp.reshape(backend.asarray(self.mean_, dtype=X.dtype), (1, -1)) @ P
+        out = []
+        xp_map_blocks(self._kernel(), X, backend.asarray(self.basis_, dtype=X.dtype),
+                      lambda start, stop, K: out.append(K @ P), backend, X.dtype)
+        scores = (out[0] if len(out) == 1 else xp.concat(out, axis=0)) - shift
+        if self.whiten:
+            std = xp.sqrt(backend.asarray(self.explained_variance_, dtype=X.dtype))
+            scores = scores / xp.where(std > 0, std, xp.ones_like(std))
+        return scores
+
     @lazy_on_dask
     def transform(self, X):
         """Project X on the components: an (n, n_components) array in X's dtype (a lazy
         dask array for dask input, block by block)."""
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
+        backend = backend_of(X)
+        if not backend.is_numpy:
+            return self._transform_on(backend, X)
         scores = self._project(X, self._kernel(), self.basis_, self.mean_, self.components_)
         if self.whiten:
             std = np.sqrt(self.explained_variance_)

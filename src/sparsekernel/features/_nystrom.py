@@ -41,7 +41,7 @@ from ..base import (
     lazy_on_dask,
 )
 from ..compute import blas_threads, row_slices
-from ..compute._namespace import backend_of, dtype_name, to_numpy
+from ..compute._namespace import backend_of, dtype_name, sign_columns, to_numpy
 from ..kernels import Kernel
 from ..kernels._xp import xp_kernel, xp_map_blocks
 from ..utils import Interval, Options, eigenvalue_floor, feature_dtype
@@ -213,9 +213,7 @@ def nystrom_map_on(backend, kernel, Z, rcond="auto", dtype=None):
     K = 0.5 * (K + K.T)
     lam, U = xp.linalg.eigh(K)
     lam, U = xp.flip(lam), xp.flip(U, axis=1)  # descending
-    peak = xp.max(xp.abs(U), axis=0, keepdims=True)
-    sign = xp.sign(xp.sum(xp.where(xp.abs(U) == peak, U, xp.zeros_like(U)), axis=0))
-    U = U * xp.where(sign == 0, xp.ones_like(sign), sign)
+    U = sign_columns(xp, U)
     lam_host = to_numpy(lam).astype(np.float64)
     floor = eigenvalue_floor(np.float32 if dtype == xp.float32 else np.float64, rcond)
     r = int(np.count_nonzero(lam_host > floor * max(lam_host[0], 0.0)))

@@ -28,8 +28,11 @@ import numpy as np
 import scipy.linalg as la
 from scipy.linalg.blas import dsyrk as _syrk
 
+from ..compute._namespace import sign_columns, to_numpy
+
 __all__ = ["RANK_RTOL", "EigenResult", "MomentAccumulator", "Moments", "canonical_correlations",
-           "generalized_low_rank_eigen", "relative_ridge", "symmetric_eigen", "whitening"]
+           "generalized_low_rank_eigen", "relative_ridge", "symmetric_eigen",
+           "symmetric_eigen_on", "weighted_moments_on", "whitening"]
 
 #: Rank tolerance of feature covariances (module docstring): eigenvalues, pivots and squared
 #: singular values below this fraction of the largest count as zero. Not the eigenvalue floor.
@@ -306,3 +309,54 @@ def canonical_correlations(S11, S22, S12, ridge_x=0.0, ridge_y=0.0, n_components
     return EigenResult(np.clip(rho[:k], 0.0, None), a * signs, b * signs, rank=rank,
                        message=f"whitening by {how1} / {how2}, SVD of "
                                f"{T1.shape[1]}x{T2.shape[1]}")
+
+
+def weighted_moments_on(backend, blocks, weight):
+    """Weighted mean and covariance (1/sum(w) normalisation, as :class:`Moments`) of feature
+    rows on an array-API backend, in its widest float.
+
+    Parameters
+    ----------
+    backend : :class:`~sparsekernel.compute.Backend`
+    blocks : callable
+        ``blocks()`` yields ``(start, stop, F[start:stop])`` on the device; called twice
+        (the mean, then the centred scatter), so the rows are never held at once.
+    weight : ndarray of shape (n,)
+        Non-negative row weights (host) with a positive sum.
+
+    Returns
+    -------
+    mean : array of shape (p,)
+    cov : array of shape (p, p)
+    """
+    xp, wide = backend.xp, backend.widest_float()
+    total = float(np.sum(weight))
+    if not total > 0:
+        raise ValueError("No rows with positive weight were accumulated.")
+    w = backend.asarray(np.asarray(weight, dtype=np.float64), wide)
+    s1 = None
+    for start, stop, F in blocks():
+        part = xp.reshape(w[start:stop], (1, -1)) @ xp.astype(F, wide)
+        s1 = part if s1 is None else s1 + part
+    mean = s1 / total
+    cov = None
+    for start, stop, F in blocks():
+        Fc = (xp.astype(F, wide) - mean) * xp.reshape(xp.sqrt(w[start:stop]), (-1, 1))
+        cov = Fc.T @ Fc if cov is None else cov + Fc.T @ Fc
+    return xp.reshape(mean, (-1,)), cov / total
+
+
+def symmetric_eigen_on(backend, C, n_components=None, rtol=RANK_RTOL):
+    """:func:`symmetric_eigen` on an array-API backend: the leading eigenpairs of the
+    symmetric PSD matrix ``C`` (of that namespace), on its device."""
+    xp = backend.xp
+    vals, vecs = xp.linalg.eigh(0.5 * (C + C.T))
+    vals, vecs = xp.flip(vals), xp.flip(vecs, axis=1)
+    host = np.asarray(to_numpy(vals), dtype=np.float64)
+    top = float(max(host[0], 0.0)) if host.size else 0.0
+    keep = host > rtol * top
+    rank = int(np.count_nonzero(keep))
+    k = _check_k(n_components, rank if n_components is None else C.shape[0], "features")
+    vals = xp.where(vals > rtol * top, vals, xp.zeros_like(vals))
+    return EigenResult(vals[:k], sign_columns(xp, vecs[:, :k]), rank=rank,
+                       message=f"eigh of a {C.shape[0]}x{C.shape[0]} matrix, rank {rank}")
