@@ -275,3 +275,20 @@ def test_cholesky_benchmark_quick_profile_runs(tmp_path):
         (name, size) for size in (100, 1100)
         for name in ("numpy", "scipy", "sparsekernel")]
     assert all(r["alone_ms"] > 0 and r["side_by_side_ms"] > 0 for r in rows)
+
+
+def test_gpu_benchmark_quick_profile_runs_on_a_cpu_namespace(tmp_path):
+    """bench_gpu.py's smoke profile on array_api_strict: the namespace's model and NumPy's
+    err alike (the same model), well below a constant predictor."""
+    pytest.importorskip("array_api_strict")
+    import os
+
+    env = {**os.environ, "SCIPY_ARRAY_API": "1"}
+    subprocess.run([sys.executable, str(BENCH / "bench_gpu.py"), "--quick", "--namespace",
+                    "array_api_strict", "--out", str(tmp_path)], check=True,
+                   capture_output=True, timeout=600, env=env)
+    rows = json.loads((tmp_path / "gpu_quick.json").read_text())["rows"]
+    assert [r["where"] for r in rows] == ["array_api_strict (cpu)", "NumPy (CPU, "
+                                          f"{os.cpu_count()} cores)"]
+    assert rows[0]["error_pct"] == pytest.approx(rows[1]["error_pct"], abs=0.05)
+    assert rows[0]["error_pct"] < 15.0

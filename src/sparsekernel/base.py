@@ -25,8 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .basis import BasisSelector, fit_kernel_basis, resolve_n_basis
 from .basis._base import auto_sample_bytes
-from .compute import NonFiniteError, thread_plan
-from .compute._namespace import backend_of, namespace_of, to_numpy
+from .compute import NonFiniteError, backend_of, namespace_of, thread_plan, to_numpy
 from .kernels import KERNELS, Kernel
 from .kernels._xp import xp_map_blocks
 from .utils import (

@@ -50,7 +50,7 @@ from .. import _lazy_exports
 
 __all__ = ["NUMPY", "Backend", "JITTER_START", "JITTER_STOP", "LIKELY_CAUSES", "LONE_SOLVE_MIN",
            "NonFiniteError", "backend_of", "dtype_name", "model_to_namespace", "model_to_numpy",
-           "to_numpy",
+           "namespace_of", "sign_columns", "to_numpy",
            "blas_limit", "blas_threads", "drain_queue", "finite_factor", "gram",
            "map_balanced", "map_threads", "matmul", "max_threads", "planned_threads",
            "rmatmul", "row_slices", "spd_cholesky", "spd_solve", "split_rows",
@@ -60,7 +60,7 @@ __getattr__, __dir__ = _lazy_exports(globals(), {
     "._errors": ["LIKELY_CAUSES", "NonFiniteError"],
     "._lapack": ["syrk_lower"],
     "._namespace": ["NUMPY", "Backend", "backend_of", "dtype_name", "model_to_namespace",
-                    "model_to_numpy", "to_numpy"],
+                    "model_to_numpy", "namespace_of", "sign_columns", "to_numpy"],
     "._products": ["gram", "matmul", "rmatmul", "split_rows"],
     "._spd": ["JITTER_START", "JITTER_STOP", "finite_factor", "spd_cholesky", "spd_solve"],
     "._threads": ["LONE_SOLVE_MIN", "blas_limit", "blas_threads", "drain_queue",

@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._docs import fill_doc
 from ..base import lazy_on_dask
-from ..compute._namespace import backend_of, to_numpy
+from ..compute import backend_of, to_numpy
 from ..features import nystrom_map
 from ..features._nystrom import nystrom_map_on
 from ..kernels._xp import xp_map_blocks

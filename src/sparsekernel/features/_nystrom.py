@@ -40,8 +40,15 @@ from ..base import (
     SparseKernelEstimator,
     lazy_on_dask,
 )
-from ..compute import blas_threads, row_slices
-from ..compute._namespace import backend_of, dtype_name, sign_columns, to_numpy
+from ..compute import (
+    backend_of,
+    blas_threads,
+    dtype_name,
+    namespace_of,
+    row_slices,
+    sign_columns,
+    to_numpy,
+)
 from ..kernels import Kernel
 from ..kernels._xp import xp_kernel, xp_map_blocks
 from ..utils import Interval, Options, eigenvalue_floor, feature_dtype
@@ -305,6 +312,20 @@ class NystromMapMixin:
         self.eigenvalues_ = fmap.eigenvalues
         return fmap
 
+    def _fit_rows_on(self, backend, X, y, sample_weight, whitening, planned=False):
+        """The labels, weights and map of a classifier fitted on an array-API backend, and
+        the provider of its features on X's device:
+        ``(y_enc, Y, sw, NamespaceRows)``. Labels, weights and the map (landmarks and
+        whitening, m x m) come from a host copy of the data, as for a Dask collection; the
+        n x m features are computed and kept on the device."""
+        from ..solvers._rows import NamespaceRows
+
+        X = self._validate_X(X, reset=True)
+        X_host, y_enc, Y, sw = self._classifier_data(to_numpy(X), to_numpy(y),
+                                                     to_numpy(sample_weight))
+        fmap = self._fit_map(X_host, y_enc, whitening, planned=planned)
+        return y_enc, Y, sw, NamespaceRows(fmap.transform(X), backend)
+
     def _map(self):
         return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_,
                           triangular=self.eigenvalues_ is None,  # Cholesky: M = L^(-T)
@@ -324,8 +345,13 @@ class NystromMapMixin:
         (:meth:`_after_fit`) and reused while ``normalization_`` is the same array and
         ``coef_`` holds the same values: the m-square product would otherwise be a sizeable
         share of every prediction, and nearly all of predicting one row."""
+        coef = self.coef_
+        if not isinstance(coef, np.ndarray):  # on an array-API namespace: no cache
+            xp = namespace_of(coef)
+            coef = (xp.reshape(coef, (1, -1)) if coef.ndim == 1 else coef).T
+            return coef if self.normalization_ is None else self.normalization_ @ coef
         if self.normalization_ is None:  # the identity map: coef_ is mu itself
-            return np.atleast_2d(self.coef_).T
+            return np.atleast_2d(coef).T
         kept = self.__dict__.get("_expansion")
         if (kept is not None and kept[0] is self.normalization_
                 and np.array_equal(kept[1], self.coef_)):
@@ -335,7 +361,8 @@ class NystromMapMixin:
     def _after_fit(self):
         """Keep mu with what it was formed from (:meth:`_expansion_coef`)."""
         self.__dict__.pop("_expansion", None)
-        if getattr(self, "normalization_", None) is not None and hasattr(self, "coef_"):
+        if isinstance(getattr(self, "normalization_", None), np.ndarray) and hasattr(
+                self, "coef_"):
             self._expansion = (self.normalization_, np.array(self.coef_),
                                self.normalization_ @ np.atleast_2d(self.coef_).T)
 

@@ -50,8 +50,7 @@ from ..base import (
     _fit_entry,
     report_result,
 )
-from ..compute import spd_cholesky
-from ..compute._namespace import backend_of, to_numpy
+from ..compute import backend_of, spd_cholesky, to_numpy
 from ..features import nystrom_from_basis
 from ..features._nystrom import nystrom_map_on
 from ..kernels import resolve_gamma

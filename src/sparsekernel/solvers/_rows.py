@@ -37,11 +37,21 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..compute import map_threads, matmul, planned_threads, rmatmul, split_rows, syrk_lower
+from ..compute import (
+    dtype_name,
+    map_threads,
+    matmul,
+    planned_threads,
+    rmatmul,
+    split_rows,
+    syrk_lower,
+    to_numpy,
+)
 from ._blocks import as_row_blocks
 from ._constants import GATHER_BYTES
 
-__all__ = ["PROVIDER_MEMBERS", "ArrayRows", "BlockRows", "as_rows", "is_provider"]
+__all__ = ["PROVIDER_MEMBERS", "ArrayRows", "BlockRows", "NamespaceRows", "as_rows",
+           "is_provider"]
 
 
 #: What makes an object a provider (besides ``shape`` and ``dtype``).
@@ -235,6 +245,74 @@ class BlockRows:
 
 def _dense(A):
     return A.toarray() if sp.issparse(A) else np.asarray(A)
+
+
+class NamespaceRows:
+    """The rows of a dense array of an array-API namespace, on its device (a GPU's memory).
+
+    Every product with the n rows runs on the device; what crosses to the host are the
+    solver's per-row vectors (margins, weights: n x k float64, as for a Dask cluster's rows)
+    and the m-sized results (gradients, Gram sums). The device computes in the rows'
+    precision, or float64 where ``add_gram`` asks for it.
+
+    Parameters
+    ----------
+    F : array of shape (n, m)
+    backend : :class:`~sparsekernel.compute.Backend`
+    """
+
+    def __init__(self, F, backend, gather_bytes=GATHER_BYTES):
+        self.F, self.backend = F, backend
+        self.gather_bytes = gather_bytes  # (rows a solver may take to the host at once)
+
+    @property
+    def shape(self):
+        return tuple(int(s) for s in self.F.shape)
+
+    @property
+    def dtype(self):
+        return np.dtype(dtype_name(self.F.dtype))
+
+    def margins(self, W):
+        Wd = self.backend.asarray(np.asarray(W, dtype=self.dtype), self.F.dtype)
+        return np.asarray(to_numpy(self.F @ Wd), dtype=np.float64)
+
+    def gradient(self, V, grams=()):
+        V = np.asarray(V, dtype=np.float64)
+        Vd = self.backend.asarray(V.astype(self.dtype), self.F.dtype)
+        FtV = np.asarray(to_numpy(self.F.T @ Vd), dtype=np.float64)
+        out = np.vstack([FtV, V.sum(axis=0)])
+        for request in grams:
+            self.add_gram(*request)
+        return out
+
+    def _rows(self, rows):
+        idx = self.backend.asarray(np.asarray(rows, dtype=np.int64))
+        return self.backend.xp.take(self.F, idx, axis=0)
+
+    def take(self, rows):
+        return np.ascontiguousarray(to_numpy(self._rows(rows)))
+
+    def every(self, stride):
+        return NamespaceRows(self.F[::stride, :], self.backend, self.gather_bytes)
+
+    def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
+        """``H += sign [F 1]_rows^T diag(w) [F 1]_rows`` on H's lower triangle; the m x m
+        product on the device in ``dtype`` (default the rows'), summed into H in float64."""
+        rows = np.asarray(rows)
+        if not len(rows):
+            return H
+        xp, m = self.backend.xp, self.F.shape[1]
+        wide = np.dtype(dtype or self.dtype).itemsize == 8
+        dt = self.backend.widest_float() if wide else xp.float32
+        w = np.asarray(weights, dtype=np.float64)[rows]
+        root = self.backend.asarray(np.sqrt(w), dt)
+        G = xp.astype(self._rows(rows), dt) * xp.reshape(root, (-1, 1))
+        H[:m, :m] += sign * np.tril(np.asarray(to_numpy(G.T @ G), dtype=np.float64))
+        H[m, :m] += sign * np.asarray(to_numpy(xp.reshape(root, (1, -1)) @ G),
+                                      dtype=np.float64)[0]
+        H[m, m] += sign * w.sum()
+        return H
 
 
 def _add_scaled(H, G, root, w, sign, square):

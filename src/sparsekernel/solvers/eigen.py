@@ -28,7 +28,7 @@ import numpy as np
 import scipy.linalg as la
 from scipy.linalg.blas import dsyrk as _syrk
 
-from ..compute._namespace import sign_columns, to_numpy
+from ..compute import sign_columns, to_numpy
 
 __all__ = ["RANK_RTOL", "EigenResult", "MomentAccumulator", "Moments", "canonical_correlations",
            "generalized_low_rank_eigen", "relative_ridge", "symmetric_eigen",

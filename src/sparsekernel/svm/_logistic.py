@@ -32,7 +32,7 @@ from ..base import (
     lazy_on_dask,
     report_result,
 )
-from ..compute import max_threads
+from ..compute import backend_of, max_threads, model_to_namespace, namespace_of
 from ..features._nystrom import NystromMapMixin, nystrom_map_spec
 from ..solvers.logistic import logistic_newton, logistic_newton_bytes
 from ..utils import Interval, Options, SolverProgress, constraints, is_dask_collection
@@ -175,6 +175,10 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
             with data.rows(self, fmap.transform, fmap.n_components,
                            np.result_type(data.sample.dtype, np.float32)) as rows:
                 return self._solve(rows, y_enc, sw)
+        backend = backend_of(X)
+        if not backend.is_numpy:  # features and solver products on X's device
+            y_enc, _, sw, rows = self._fit_rows_on(backend, X, y, sample_weight, "cholesky")
+            return model_to_namespace(self._solve(rows, y_enc, sw), X)
         X, y_enc, _, sw = self._classifier_data(X, y, sample_weight)
         return self._solve(self._fit_map(X, y_enc, "cholesky").transform(X), y_enc, sw)
 
@@ -208,6 +212,13 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
             (a lazy dask array for dask input, computed block by block).
         """
         scores = self._raw_decision(X)
+        if not isinstance(scores, np.ndarray):  # an array-API namespace
+            xp = namespace_of(scores)
+            if scores.shape[1] == 1:
+                p1 = 1.0 / (1.0 + xp.exp(-scores))
+                return xp.concat([1.0 - p1, p1], axis=1)
+            e = xp.exp(scores - xp.max(scores, axis=1, keepdims=True))
+            return e / xp.sum(e, axis=1, keepdims=True)
         if scores.shape[1] == 1:
             p1 = expit(scores)
             return np.hstack([1.0 - p1, p1])

@@ -37,6 +37,7 @@ from ..base import (
     SparseKernelEstimator,
 )
 from ..basis._base import BasisResult
+from ..compute import backend_of, model_to_namespace, to_numpy
 from ..features._nystrom import NystromMapMixin, nystrom_from_basis, nystrom_map_spec
 from ..solvers import SelectiveBlockMinimization, dual_cd, newton_kernel_bytes
 from ..utils import (
@@ -234,6 +235,18 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         self.__dict__.pop("n_rows_seen_", None)
         if is_dask_collection(X):
             return self._fit_dask(X, y, sample_weight)
+        backend = backend_of(X)
+        if backend.is_numpy:
+            return self._fit_arrays(X, y, sample_weight)
+        if X.shape[0] > ALL_ROWS_MAX:
+            return self._fit_on(backend, X, y, sample_weight)
+        # Few enough rows for the exact machine on every row (chosen by the fit): fitted on
+        # a host copy, as on NumPy, the model then moved to X's device.
+        self._fit_arrays(to_numpy(X), to_numpy(y), to_numpy(sample_weight))
+        return model_to_namespace(self, X)
+
+    def _fit_arrays(self, X, y, sample_weight):
+        """:meth:`fit` on NumPy or SciPy arrays."""
         X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
         (n, k), budget = Y.shape, Budget(self)
         smallest = min(MIN_CHUNK, self.chunk_size, n)
@@ -286,6 +299,22 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
                        fmap.dtype) as rows:
             self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
                 self, rows, Y, sw, self._problem_labels, Budget(self))
+        return self
+
+    def _fit_on(self, backend, X, y, sample_weight):
+        """The same model on an array-API namespace (``array_api_dispatch``): the features
+        computed and kept on X's device, where newton_ovr's products and Gram sums run
+        (:class:`~sparsekernel.solvers._rows.NamespaceRows`); the fitted arrays are moved
+        there. Labels, weights and the map come from a host copy (as for a dask input)."""
+        if self.loss != "squared_hinge":
+            raise ValueError(
+                f"LowRankSVC fits arrays of {backend!r} with loss='squared_hinge' (the Newton "
+                f"solver on the device's features); got loss={self.loss!r}.")
+        _, Y, sw, rows = self._fit_rows_on(backend, X, y, sample_weight, self.whitening,
+                                           planned=True)
+        self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
+            self, rows, Y, sw, self._problem_labels, Budget(self))
+        model_to_namespace(self, X)
         return self
 
     def _fit_all_rows(self, X, Y, sw, kern):

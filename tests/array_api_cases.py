@@ -1,0 +1,244 @@
+"""Cases of ``tests/test_array_api.py``, run in a child process with ``SCIPY_ARRAY_API=1``
+(see there): the estimators fitted on ``array_api_strict`` arrays against the NumPy models."""
+
+import os
+
+import numpy as np
+import pytest
+
+if os.environ.get("SCIPY_ARRAY_API") != "1":  # collected by hand only, in that process
+    pytest.skip("needs SCIPY_ARRAY_API=1 (run through tests/test_array_api.py)",
+                allow_module_level=True)
+
+
+@pytest.fixture
+def xps():
+    return pytest.importorskip("array_api_strict")
+
+
+@pytest.fixture
+def dispatch():
+    import sklearn
+
+    with sklearn.config_context(array_api_dispatch=True):
+        yield
+
+
+def _data(dtype, n=1500):
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(n, noise=0.2, random_state=0)
+    return X.astype(dtype), y
+
+
+#: Features agree to these shares of their largest value. float32: both paths solve K(Z, Z)'s
+#: eigenproblem in float32, by different LAPACK drivers (SciPy's evd, the namespace's), whose
+#: eigenvectors of close eigenvalues differ by float32 rounding over the gap.
+RTOL = {np.float64: 1e-10, np.float32: 5e-4}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("basis", ["random", "kmeans"])
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian", "polynomial"])
+def test_nystrom_features_equal_numpys(xps, dispatch, dtype, basis, kernel):
+    """Fitted on the namespace, transforming there, equal to the NumPy model's features;
+    every fitted float array lives in the namespace."""
+    import sklearn
+
+    from sparsekernel import NystromFeatures
+
+    X, _ = _data(dtype)
+    params = dict(kernel=kernel, n_basis=25, basis=basis, random_state=0,
+                  gamma=10.0 if kernel != "polynomial" else 0.5, degree=2, coef0=1.0)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref = NystromFeatures(**params).fit(X)
+        expected = ref.transform(X)
+    est = NystromFeatures(**params).fit(xps.asarray(X))
+    got = est.transform(xps.asarray(X))
+    assert type(got).__module__.startswith("array_api_strict")
+    assert str(got.dtype).endswith(np.dtype(dtype).name)
+    for name in ("basis_", "normalization_", "eigenvalues_"):
+        assert type(getattr(est, name)).__module__.startswith("array_api_strict"), name
+    assert est.n_components_ == ref.n_components_
+    got = np.asarray(got)
+    scale = np.abs(expected).max()
+    np.testing.assert_allclose(got, expected, rtol=0, atol=RTOL[dtype] * scale)
+    np.testing.assert_array_equal(est.basis_indices_, ref.basis_indices_)
+
+
+def test_a_model_moves_to_numpy_and_back(xps, dispatch):
+    import sklearn
+
+    from sparsekernel import NystromFeatures
+    from sparsekernel.compute import model_to_namespace, model_to_numpy
+
+    X, _ = _data(np.float64, 400)
+    Xs = xps.asarray(X)
+    est = NystromFeatures(n_basis=20, random_state=0, gamma=5.0).fit(Xs)
+    on_device = np.asarray(est.transform(Xs))
+    model_to_numpy(est)
+    assert isinstance(est.normalization_, np.ndarray) and isinstance(est.basis_, np.ndarray)
+    with sklearn.config_context(array_api_dispatch=False):
+        np.testing.assert_allclose(est.transform(X), on_device, rtol=1e-12, atol=1e-12)
+    model_to_namespace(est, Xs)
+    assert type(est.normalization_).__module__.startswith("array_api_strict")
+    np.testing.assert_allclose(np.asarray(est.transform(Xs)), on_device, rtol=1e-12)
+
+
+def test_without_dispatch_namespace_arrays_are_numpy_inputs(xps):
+    """array_api_dispatch off (the default): behaviour is NumPy's, as scikit-learn's."""
+    from sparsekernel.compute import backend_of
+
+    assert backend_of(xps.asarray(np.ones((2, 2)))).is_numpy
+
+
+def test_sparse_input_is_refused_by_name_on_a_namespace(xps, dispatch):
+    from sparsekernel.compute import backend_of
+
+    assert backend_of(np.ones((2, 2))).is_numpy  # NumPy input under dispatch: NumPy
+    b = backend_of(xps.asarray(np.ones((2, 2))))
+    assert not b.is_numpy and b.float_dtypes() == [xps.float64, xps.float32]
+
+
+#: Decision values agree to these shares of their largest value (float32: as the features).
+DECISION_RTOL = {np.float64: 1e-10, np.float32: 5e-3}
+
+
+def _strict(a):
+    return type(a).__module__.startswith("array_api_strict")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["LSSVR", "LSSVC"])
+def test_reduced_lssvm_equals_numpys(xps, dispatch, dtype, name):
+    """The reduced LS-SVM fitted on the namespace: its decision values and predictions are
+    the NumPy model's, its fitted arrays and outputs live in the namespace."""
+    import sklearn
+
+    import sparsekernel
+
+    X, y = _data(dtype)
+    y3 = y + (X[:, 0] > 1.0)  # three classes for the classifier (one-vs-rest)
+    target = y + X[:, 0] if name == "LSSVR" else y3
+    Est = getattr(sparsekernel, name)
+    params = dict(n_basis=40, gamma=2.0, C=10.0, random_state=0)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref = Est(**params).fit(X, target)
+        expected = ref.predict(X) if name == "LSSVR" else ref.decision_function(X)
+        labels = ref.predict(X)
+    est = Est(**params).fit(xps.asarray(X), xps.asarray(target))
+    got = est.predict(xps.asarray(X)) if name == "LSSVR" else est.decision_function(
+        xps.asarray(X))
+    assert _strict(got) and _strict(est.coef_) and _strict(est.basis_)
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=0,
+                               atol=DECISION_RTOL[dtype] * np.abs(expected).max())
+    if name == "LSSVC":
+        predicted = est.predict(xps.asarray(X))
+        assert _strict(predicted)
+        np.testing.assert_array_equal(np.asarray(predicted), labels)
+
+
+def test_string_labels_come_back_as_numpy(xps, dispatch):
+    """Labels that a namespace cannot hold (strings) are predicted as a NumPy array."""
+    from sparsekernel import LSSVC
+
+    X, y = _data(np.float64, 400)
+    names = np.array(["no", "yes"])[y]
+    est = LSSVC(n_basis=20, gamma=2.0, random_state=0).fit(xps.asarray(X), names)
+    predicted = est.predict(xps.asarray(X))
+    assert isinstance(predicted, np.ndarray) and set(predicted) <= {"no", "yes"}
+    assert (predicted == names).mean() > 0.9
+
+
+def test_exact_lssvm_on_a_namespace_is_refused_by_name(xps, dispatch):
+    from sparsekernel import LSSVR
+
+    X, y = _data(np.float64, 200)
+    with pytest.raises(ValueError, match="n_basis=None is the exact LS-SVM"):
+        LSSVR(n_basis=None).fit(xps.asarray(X), xps.asarray(y * 1.0))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("method", ["nystrom", "reduced"])
+@pytest.mark.parametrize("whiten", [False, True])
+def test_reduced_kernel_pca_equals_numpys(xps, dispatch, dtype, method, whiten):
+    import sklearn
+
+    from sparsekernel import ReducedKernelPCA
+
+    X, _ = _data(dtype)
+    w = np.linspace(0.5, 2.0, X.shape[0])  # weighted moments
+    params = dict(n_components=3, n_basis=40, gamma=2.0, random_state=0, method=method,
+                  whiten=whiten)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref = ReducedKernelPCA(**params).fit(X, sample_weight=w)
+        expected = ref.transform(X)
+    est = ReducedKernelPCA(**params).fit(xps.asarray(X), sample_weight=w)
+    got = est.transform(xps.asarray(X))
+    assert _strict(got) and _strict(est.components_) and _strict(est.mean_)
+    # float32: the Nystrom map's eigenproblem is solved in float32 (the features' RTOL);
+    # the reduced method has none, and agrees to float32 rounding.
+    tol = DECISION_RTOL[dtype] if method == "nystrom" else {np.float64: 1e-10,
+                                                            np.float32: 1e-5}[dtype]
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=0,
+                               atol=tol * np.abs(expected).max())
+    np.testing.assert_allclose(np.asarray(est.explained_variance_), ref.explained_variance_,
+                               rtol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["LowRankSVC", "KernelLogisticRegression"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("n", [1500, 3500])
+def test_nystrom_classifiers_equal_numpys(xps, dispatch, dtype, name, n_classes, n):
+    """LowRankSVC and KernelLogisticRegression on the namespace: the same solver, its rows
+    on the device (above the size of the exact machine on every row), or the model fitted
+    on a host copy and moved there (below); decision values, probabilities and labels
+    equal the NumPy model's."""
+    import sklearn
+
+    import sparsekernel
+
+    X, y = _data(dtype, n)
+    if n_classes == 3:
+        y = y + (X[:, 0] > 1.0)
+    Est = getattr(sparsekernel, name)
+    params = dict(n_basis=40, gamma=2.0, C=10.0, random_state=0, tol=1e-8)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref = Est(**params).fit(X, y)
+        expected, labels = ref.decision_function(X), ref.predict(X)
+    Xs = xps.asarray(X)
+    est = Est(**params).fit(Xs, xps.asarray(y))
+    got = est.decision_function(Xs)
+    assert _strict(got) and _strict(est.coef_) and _strict(est.normalization_)
+    tol = {np.float64: 1e-10, np.float32: 1e-4}[dtype]  # float32: product rounding only
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=0,
+                               atol=tol * np.abs(expected).max())
+    np.testing.assert_array_equal(np.asarray(est.predict(Xs)), labels)
+    if name == "KernelLogisticRegression":
+        proba = est.predict_proba(Xs)
+        assert _strict(proba)
+        np.testing.assert_allclose(np.asarray(proba), ref.predict_proba(X), rtol=0, atol=tol)
+
+
+def test_lowrank_svc_hinge_on_a_namespace_is_refused_by_name(xps, dispatch):
+    from sparsekernel import LowRankSVC
+
+    X, y = _data(np.float64, 3500)
+    with pytest.raises(ValueError, match="loss='squared_hinge'"):
+        LowRankSVC(loss="hinge", n_basis=20).fit(xps.asarray(X), xps.asarray(y))
+
+
+def test_float_labels_stay_labels(xps, dispatch):
+    """Float class labels (-1.0 / 1.0) stay NumPy ``classes_``; predictions are in the
+    namespace, with the labels' values."""
+    from sparsekernel import LowRankSVC
+    from sparsekernel.datasets import make_checkerboard
+
+    X, y = make_checkerboard(4000, noise=0.05, random_state=0)
+    est = LowRankSVC(n_basis=60, gamma=2.0, C=10.0, random_state=0).fit(
+        xps.asarray(X), xps.asarray(y))
+    assert isinstance(est.classes_, np.ndarray) and set(est.classes_) == {-1.0, 1.0}
+    predicted = est.predict(xps.asarray(X))
+    assert _strict(predicted) and set(np.unique(np.asarray(predicted))) <= {-1.0, 1.0}
+    assert (np.asarray(predicted) == y).mean() > 0.9
