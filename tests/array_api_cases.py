@@ -230,15 +230,33 @@ def test_lowrank_svc_hinge_on_a_namespace_is_refused_by_name(xps, dispatch):
 
 
 def test_float_labels_stay_labels(xps, dispatch):
-    """Float class labels (-1.0 / 1.0) stay NumPy ``classes_``; predictions are in the
-    namespace, with the labels' values."""
+    """Float class labels (-1.0 / 1.0) are labels: ``classes_`` (numeric, so in the
+    namespace, as scikit-learn keeps it) and predictions take their values."""
     from sparsekernel import LowRankSVC
     from sparsekernel.datasets import make_checkerboard
 
     X, y = make_checkerboard(4000, noise=0.05, random_state=0)
     est = LowRankSVC(n_basis=60, gamma=2.0, C=10.0, random_state=0).fit(
         xps.asarray(X), xps.asarray(y))
-    assert isinstance(est.classes_, np.ndarray) and set(est.classes_) == {-1.0, 1.0}
+    assert _strict(est.classes_) and set(np.asarray(est.classes_)) == {-1.0, 1.0}
     predicted = est.predict(xps.asarray(X))
     assert _strict(predicted) and set(np.unique(np.asarray(predicted))) <= {-1.0, 1.0}
     assert (np.asarray(predicted) == y).mean() > 0.9
+
+
+@pytest.mark.parametrize("dtype_name", ["float64", "float32"])
+@pytest.mark.parametrize("name", ["NystromFeatures", "LowRankSVC", "KernelLogisticRegression",
+                                  "LSSVC", "LSSVR", "ReducedKernelPCA"])
+def test_scikit_learns_array_api_check(name, dtype_name):
+    """scikit-learn's own array-API check: fitted attributes and outputs in the input's
+    namespace and device, of NumPy's dtypes, equal to NumPy's values."""
+    from sklearn.utils.estimator_checks import check_array_api_input
+
+    import sparsekernel
+
+    params = dict(n_basis=20, random_state=0)
+    if name == "ReducedKernelPCA":
+        params["n_components"] = 2
+    for check_values in (False, True):
+        check_array_api_input(name, getattr(sparsekernel, name)(**params), "array_api_strict",
+                              dtype_name=dtype_name, check_values=check_values)

@@ -412,14 +412,17 @@ class KernelExpansionMixin:
         """:meth:`_raw_decision` on an array-API backend, block by block on X's device."""
         xp = backend.xp
         coef = backend.asarray(self._expansion_coef(), dtype=X.dtype)
-        intercept = xp.reshape(backend.asarray(self.intercept_, dtype=X.dtype), (1, -1))
+        # The intercept's precision, as NumPy's sum of float32 scores and a float64
+        # intercept (float64 where the device has it).
+        intercept = backend.asarray(self.intercept_)
+        intercept = xp.reshape(xp.astype(intercept, backend.widest_float()), (1, -1))
         if self.basis_ is None:
-            return X @ coef + intercept
+            return xp.astype(X @ coef, intercept.dtype) + intercept
         blocks = []
         xp_map_blocks(self._kernel(), X, backend.asarray(self.basis_, dtype=X.dtype),
                       lambda start, stop, K: blocks.append(K @ coef), backend, X.dtype)
         scores = blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=0)
-        return scores + intercept
+        return xp.astype(scores, intercept.dtype) + intercept
 
     @property
     def n_support_(self):
@@ -524,9 +527,9 @@ class OneVsRestClassifierMixin(ClassifierMixin):
         xp = backend.xp
         idx = (xp.astype(scores > 0, xp.int64) if scores.ndim == 1
                else xp.argmax(scores, axis=1))
-        if self.classes_.dtype.kind in "iuf":
-            return xp.take(backend.asarray(self.classes_), idx)
-        return self.classes_[to_numpy(idx)]
+        if isinstance(self.classes_, np.ndarray) and self.classes_.dtype.kind not in "biuf":
+            return self.classes_[to_numpy(idx)]  # strings: NumPy labels
+        return xp.take(backend.asarray(self.classes_), idx)
 
     def _check_proba(self):
         """Refuse probabilities with a message naming where they come from. Hinge, squared

@@ -164,11 +164,6 @@ def _fitted_arrays(estimator):
             if name.endswith("_") and not name.startswith("__") and _is_array(value)}
 
 
-#: Fitted arrays that stay NumPy arrays on any namespace: class labels (strings, or numbers
-#: the predictions are looked up in).
-_HOST_ATTRIBUTES = frozenset({"classes_"})
-
-
 def model_to_numpy(estimator):
     """Move a fitted estimator's arrays to NumPy, in place, and return it.
 
@@ -204,8 +199,8 @@ def model_to_namespace(estimator, like):
     Returns
     -------
     estimator
-        The same object, its fitted floating-point arrays in ``like``'s namespace; class
-        labels and integer arrays (indices) stay NumPy arrays.
+        The same object, its fitted numeric arrays (floats, integers such as indices,
+        numeric class labels) in ``like``'s namespace; string labels stay NumPy arrays.
     """
     import array_api_compat
 
@@ -213,7 +208,7 @@ def model_to_namespace(estimator, like):
     backend = Backend(xp, array_api_compat.device(like))
     for name, value in _fitted_arrays(estimator).items():
         host = to_numpy(value)
-        if host.dtype.kind == "f" and name not in _HOST_ATTRIBUTES:
+        if host.dtype.kind in "biuf":  # numbers (strings cannot live on a device)
             setattr(estimator, name, backend.asarray(host))
     estimator.__dict__.pop("_expansion", None)
     return estimator

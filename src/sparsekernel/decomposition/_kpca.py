@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._docs import fill_doc
 from ..base import lazy_on_dask
-from ..compute import backend_of, to_numpy
+from ..compute import backend_of, model_to_namespace, to_numpy
 from ..features import nystrom_map
 from ..features._nystrom import nystrom_map_on
 from ..kernels._xp import xp_map_blocks
@@ -192,7 +192,7 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         total = float(xp.sum(xp.linalg.diagonal(cov)))
         self.explained_variance_ratio_ = eig.values / total if total > 0 else eig.values * 0.0
         self._n_features_out = self.components_.shape[0]
-        return self
+        return model_to_namespace(self, X)
 
     def _transform_on(self, backend, X):
         xp = backend.xp

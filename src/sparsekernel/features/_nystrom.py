@@ -44,6 +44,7 @@ from ..compute import (
     backend_of,
     blas_threads,
     dtype_name,
+    model_to_namespace,
     namespace_of,
     row_slices,
     sign_columns,
@@ -228,8 +229,10 @@ def nystrom_map_on(backend, kernel, Z, rcond="auto", dtype=None):
         raise ValueError(
             "K(Z, Z) has no positive eigenvalue: the kernel is zero on the landmarks "
             f"(largest eigenvalue {lam_host[0]:.3g}); check the kernel parameters.")
-    M = U[:, :r] / xp.sqrt(lam[:r])
-    return NystromMap(kernel, Z, M, lam[:r])
+    # Kept in the widest float, as NumPy's map (float64 M and eigenvalues).
+    wide = backend.widest_float()
+    lam, U = xp.astype(lam[:r], wide), xp.astype(U[:, :r], wide)
+    return NystromMap(kernel, Z, U / xp.sqrt(lam), lam)
 
 
 def _cholesky_map(kernel, Z, K, floor):
@@ -451,7 +454,7 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
         self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, res.indices, kern.gamma
         self.normalization_, self.eigenvalues_ = fmap.normalization, fmap.eigenvalues
         self.n_components_ = fmap.n_components
-        return self
+        return model_to_namespace(self, X)
 
     @lazy_on_dask
     def transform(self, X):

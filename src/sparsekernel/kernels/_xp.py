@@ -19,9 +19,9 @@ _PER_PAIR = {"rbf": 3.0, "laplacian": 4.0, "polynomial": 2.0, "linear": 1.0, "si
 
 
 def _gamma(kernel, backend, dtype):
-    if np.isscalar(kernel.gamma):
+    if np.isscalar(kernel.gamma) or getattr(kernel.gamma, "ndim", 1) == 0:
         return float(kernel.gamma)
-    return backend.asarray(np.asarray(kernel.gamma, dtype=np.float64), dtype=dtype)
+    return backend.asarray(kernel.gamma, dtype=dtype)
 
 
 def xp_kernel(kernel, X, Z, backend, dtype=None):

@@ -50,7 +50,7 @@ from ..base import (
     _fit_entry,
     report_result,
 )
-from ..compute import backend_of, spd_cholesky, to_numpy
+from ..compute import backend_of, model_to_namespace, spd_cholesky, to_numpy
 from ..features import nystrom_from_basis
 from ..features._nystrom import nystrom_map_on
 from ..kernels import resolve_gamma
@@ -349,7 +349,7 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         else:
             Z = backend.asarray(basis.centers, dtype=X.dtype)
         fmap = nystrom_map_on(backend, kern, Z)
-        M = fmap.normalization
+        M = xp.astype(fmap.normalization, X.dtype)  # features in X's precision, as on NumPy
 
         def feature_blocks():
             blocks = []
@@ -360,9 +360,10 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         with fit_step("solve"):
             res = lssvm_primal_on(backend, feature_blocks, Y, self.C, sw)
         self.basis_ = Z
-        coef = xp.astype(M, res.coef.dtype) @ res.coef  # on K(x, Z): m x k
+        coef = xp.astype(fmap.normalization, res.coef.dtype) @ res.coef  # on K(x, Z)
         self.coef_, self.intercept_ = coef.T, res.intercept
         self.objective_ = float(res.objective)
+        model_to_namespace(self, X)
         return res
 
     def _fit_dask(self, X, y, sample_weight):

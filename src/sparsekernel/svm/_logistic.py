@@ -238,6 +238,14 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
             (a lazy dask array for dask input, computed block by block).
         """
         scores = self._raw_decision(X)
+        if not isinstance(scores, np.ndarray):  # an array-API namespace
+            xp = namespace_of(scores)
+            if scores.shape[1] == 1:  # log expit(s) = -(max(-s, 0) + log1p(exp(-|s|)))
+                soft = xp.log1p(xp.exp(-xp.abs(scores)))
+                return xp.concat([-(xp.clip(scores, min=0.0) + soft),
+                                  -(xp.clip(-scores, min=0.0) + soft)], axis=1)
+            shifted = scores - xp.max(scores, axis=1, keepdims=True)
+            return shifted - xp.log(xp.sum(xp.exp(shifted), axis=1, keepdims=True))
         if scores.shape[1] == 1:
             return np.hstack([log_expit(-scores), log_expit(scores)])
         return log_softmax(scores, axis=1)
