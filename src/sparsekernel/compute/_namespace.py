@@ -51,8 +51,9 @@ class Backend:
         device."""
         if self.is_numpy:
             return np.asarray(to_numpy(a), dtype=dtype)
-        if isinstance(a, (np.ndarray, np.generic)) or (
-                hasattr(a, "__array_namespace__") and _namespace_of(a) is not self.xp):
+        if not _is_array(a) or _namespace_of(a) is not self.xp:
+            # Python numbers and NumPy arrays through NumPy: a Python float is float64 there
+            # (PyTorch would make it float32).
             a = np.asarray(to_numpy(a))
         return self.xp.asarray(a, dtype=dtype, device=self.device)
 
@@ -155,8 +156,15 @@ def to_numpy(a):
 
 
 def _is_array(value):
-    return (isinstance(value, np.ndarray) or hasattr(value, "__array_namespace__")) and (
-        not isinstance(value, np.generic))
+    """An array of NumPy or of an array-API namespace (PyTorch tensors included)."""
+    if isinstance(value, np.ndarray):
+        return True
+    if isinstance(value, (np.generic, int, float, complex, bool, str, list, tuple)) or (
+            value is None):
+        return False
+    import array_api_compat
+
+    return array_api_compat.is_array_api_obj(value)
 
 
 def _fitted_arrays(estimator):

@@ -352,7 +352,11 @@ class NystromMapMixin:
         if not isinstance(coef, np.ndarray):  # on an array-API namespace: no cache
             xp = namespace_of(coef)
             coef = (xp.reshape(coef, (1, -1)) if coef.ndim == 1 else coef).T
-            return coef if self.normalization_ is None else self.normalization_ @ coef
+            if self.normalization_ is None:
+                return coef
+            M = self.normalization_  # in the wider of the two precisions, as NumPy's product
+            wide = xp.result_type(M.dtype, coef.dtype)
+            return xp.astype(M, wide) @ xp.astype(coef, wide)
         if self.normalization_ is None:  # the identity map: coef_ is mu itself
             return np.atleast_2d(coef).T
         kept = self.__dict__.get("_expansion")
