@@ -295,3 +295,15 @@ def test_scikit_learns_array_api_check(xps, name, dtype_name):
         check_array_api_input(name, getattr(sparsekernel, name)(**params), xps.name,
                               device_name="cpu" if xps.name == "torch" else None,
                               dtype_name=dtype_name, check_values=check_values)
+
+
+def test_memory_budget_caps_the_devices_features(xps, dispatch):
+    """The features stored on the device are planned against memory_budget: a fit whose
+    n x m features exceed it is refused before they are computed, naming the device."""
+    from sparsekernel import LowRankSVC
+    from sparsekernel.utils import MemoryBudgetError
+
+    X, y = _data(np.float64, 4000)
+    with pytest.raises(MemoryBudgetError, match="stored on the device"):
+        LowRankSVC(n_basis=200, memory_budget="4MB", random_state=0).fit(
+            xps.asarray(X), xps.asarray(y))

@@ -52,7 +52,14 @@ from ..compute import (
 )
 from ..kernels import Kernel
 from ..kernels._xp import xp_kernel, xp_map_blocks
-from ..utils import Interval, Options, eigenvalue_floor, feature_dtype
+from ..utils import (
+    Interval,
+    MemoryPlan,
+    Options,
+    eigenvalue_floor,
+    feature_dtype,
+    parse_memory_budget,
+)
 from ..utils._progress import fit_note, fit_step
 from ..utils.fitted_spec import (
     FEATURES,
@@ -327,6 +334,15 @@ class NystromMapMixin:
         X_host, y_enc, Y, sw = self._classifier_data(to_numpy(X), to_numpy(y),
                                                      to_numpy(sample_weight))
         fmap = self._fit_map(X_host, y_enc, whitening, planned=planned)
+        # memory_budget caps the device's memory as the host's: the features are stored
+        # there (streaming them on a device is not implemented), with the per-row vectors.
+        n, r = X.shape[0], fmap.n_components
+        itemsize = 4 if dtype_name(fmap.dtype or X.dtype) == "float32" else 8
+        MemoryPlan(type(self).__name__, parse_memory_budget(self.memory_budget),
+                   features=float(n) * r * itemsize,
+                   targets=8.0 * n * (Y.shape[1] + 1)).require(
+            f"on {backend!r} the n x m features are stored on the device: lower n_basis "
+            "or raise memory_budget (the device's memory)")
         return y_enc, Y, sw, NamespaceRows(fmap.transform(X), backend)
 
     def _map(self):
