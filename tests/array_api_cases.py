@@ -307,3 +307,19 @@ def test_memory_budget_caps_the_devices_features(xps, dispatch):
     with pytest.raises(MemoryBudgetError, match="stored on the device"):
         LowRankSVC(n_basis=200, memory_budget="4MB", random_state=0).fit(
             xps.asarray(X), xps.asarray(y))
+
+
+def test_data_frames_and_dask_arrays_under_dispatch_keep_their_paths(dispatch):
+    """Under dispatch, a pandas DataFrame is converted as without it, and a dask array takes
+    the Dask path (its rows stay on the workers): neither selects a namespace."""
+    pd = pytest.importorskip("pandas")
+    da = pytest.importorskip("dask.array")
+    from sparsekernel.compute import backend_of
+
+    X, _ = _data(np.float64, 50)
+    assert backend_of(pd.DataFrame(X)).is_numpy
+    assert backend_of(da.from_array(X, chunks=25)).is_numpy
+    from sparsekernel import NystromFeatures
+
+    F = NystromFeatures(n_basis=10, random_state=0).fit(pd.DataFrame(X)).transform(X)
+    assert isinstance(F, np.ndarray) and F.shape == (50, 10)

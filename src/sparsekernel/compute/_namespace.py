@@ -125,6 +125,12 @@ def backend_of(*arrays):
         raise ImportError(
             "array_api_dispatch=True with arrays other than NumPy's needs array-api-compat: "
             "pip install 'sparsekernel[array-api]'") from exc
+    # Dask collections have their own path (the rows stay on the workers); data frames and
+    # other array-likes are converted as without dispatch.
+    arrays = [a for a in arrays if array_api_compat.is_array_api_obj(a)
+              and not array_api_compat.is_dask_array(a)]
+    if not arrays:
+        return NUMPY
     xp = array_api_compat.array_namespace(*arrays)
     if array_api_compat.is_numpy_namespace(xp):
         return NUMPY
@@ -160,10 +166,12 @@ def _is_array(value):
     if isinstance(value, np.ndarray):
         return True
     if isinstance(value, (np.generic, int, float, complex, bool, str, list, tuple)) or (
-            value is None):
+            value is None or sp.issparse(value)):
         return False
-    import array_api_compat
-
+    try:
+        import array_api_compat
+    except ImportError:  # then no namespace other than NumPy's can have made it
+        return False
     return array_api_compat.is_array_api_obj(value)
 
 
