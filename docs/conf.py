@@ -47,7 +47,7 @@ templates_path = ["_templates"]
 
 # The API reference: one page per public name, from its numpydoc docstring.
 autosummary_generate = True
-autodoc_default_options = {"inherited-members": False}
+autodoc_default_options: dict[str, object] = {}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
@@ -95,9 +95,15 @@ html_show_sourcelink = False
 
 
 def _skip_request_setters(app, what, name, obj, skip, options):
-    """Leave out scikit-learn's generated ``set_*_request`` methods (metadata routing): they
-    are scikit-learn's API, documented there, not this package's."""
+    """Leave out what scikit-learn defines (``get_params``, ``score``, the generated
+    ``set_*_request`` methods of metadata routing): its API, documented there. The methods
+    this package defines, inherited from its own mixins (``predict``,
+    ``decision_function``, ...), are kept."""
     if name.startswith("set_") and name.endswith("_request"):
+        return True
+    target = getattr(obj, "fget", None) or getattr(obj, "__func__", obj)  # (properties)
+    module = getattr(target, "__module__", "") or ""
+    if what == "class" and module.startswith("sklearn."):
         return True
     return None
 
