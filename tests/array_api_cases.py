@@ -323,3 +323,23 @@ def test_data_frames_and_dask_arrays_under_dispatch_keep_their_paths(dispatch):
 
     F = NystromFeatures(n_basis=10, random_state=0).fit(pd.DataFrame(X)).transform(X)
     assert isinstance(F, np.ndarray) and F.shape == (50, 10)
+
+
+def test_kernel_blocks_on_a_namespace_cover_the_rows_within_the_budget(xps, dispatch):
+    """A small memory budget gives many blocks, each within it; together they cover every
+    row once, and K(X, Z) @ right equals NumPy's."""
+    from sparsekernel.compute import backend_of
+    from sparsekernel.kernels import Kernel
+    from sparsekernel.kernels._xp import xp_apply, xp_blocks
+
+    rng = np.random.default_rng(0)
+    X, Z, right = rng.normal(size=(500, 3)), rng.normal(size=(20, 3)), rng.normal(size=(20, 2))
+    kern = Kernel("rbf", gamma=0.5, memory_budget=20_000)
+    Xs = xps.asarray(X)
+    backend = backend_of(Xs)
+    spans = [(start, stop) for start, stop, K in xp_blocks(kern, Xs, xps.asarray(Z), backend)]
+    assert len(spans) > 5 and spans[0][0] == 0 and spans[-1][1] == 500
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))
+    assert max(stop - start for start, stop in spans) * 8 * (3 * 20 + 4) <= 20_000
+    got = xp_apply(kern, Xs, xps.asarray(Z), xps.asarray(right), backend)
+    np.testing.assert_allclose(np.asarray(got), kern(X, Z) @ right, rtol=1e-12)

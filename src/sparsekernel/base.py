@@ -27,7 +27,7 @@ from .basis import BasisSelector, fit_kernel_basis, resolve_n_basis
 from .basis._base import auto_sample_bytes
 from .compute import NonFiniteError, backend_of, namespace_of, thread_plan, to_numpy
 from .kernels import KERNELS, Kernel
-from .kernels._xp import xp_map_blocks
+from .kernels._xp import xp_apply
 from .utils import (
     COMMON_CONSTRAINTS,
     UNLIMITED_MEMORY_BUDGET,
@@ -418,10 +418,8 @@ class KernelExpansionMixin:
         intercept = xp.reshape(xp.astype(intercept, backend.widest_float()), (1, -1))
         if self.basis_ is None:
             return xp.astype(X @ coef, intercept.dtype) + intercept
-        blocks = []
-        xp_map_blocks(self._kernel(), X, backend.asarray(self.basis_, dtype=X.dtype),
-                      lambda start, stop, K: blocks.append(K @ coef), backend, X.dtype)
-        scores = blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=0)
+        scores = xp_apply(self._kernel(), X, backend.asarray(self.basis_, dtype=X.dtype), coef,
+                          backend, X.dtype)
         return xp.astype(scores, intercept.dtype) + intercept
 
     @property

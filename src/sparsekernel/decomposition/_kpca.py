@@ -11,7 +11,7 @@ from ..base import lazy_on_dask
 from ..compute import backend_of, model_to_namespace, to_numpy
 from ..features import nystrom_map
 from ..features._nystrom import nystrom_map_on
-from ..kernels._xp import xp_map_blocks
+from ..kernels._xp import xp_apply, xp_basis, xp_blocks
 from ..solvers import symmetric_eigen
 from ..solvers.eigen import symmetric_eigen_on, weighted_moments_on
 from ..utils import Options, check_sample_weight, is_dask_collection
@@ -167,19 +167,9 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         sw = check_sample_weight(to_numpy(sample_weight), X.shape[0])
         kern = self._fit_basis(to_numpy(X))
         xp = backend.xp
-        if self.basis_indices_ is not None:
-            Z = xp.take(X, backend.asarray(np.asarray(self.basis_indices_, dtype=np.int64)),
-                        axis=0)
-        else:
-            Z = backend.asarray(self.basis_, dtype=X.dtype)
-
-        def blocks():
-            out = []
-            xp_map_blocks(kern, X, Z, lambda start, stop, K: out.append((start, stop, K)),
-                          backend, X.dtype)
-            yield from out
-
-        mean, cov = weighted_moments_on(backend, blocks, sw)
+        Z = xp_basis(backend, X, self.basis_indices_, self.basis_)
+        mean, cov = weighted_moments_on(
+            backend, lambda: xp_blocks(kern, X, Z, backend, X.dtype), sw)
         T = None
         if self.method == "nystrom":
             T = xp.astype(nystrom_map_on(backend, kern, Z, "auto", X.dtype).normalization,
@@ -198,10 +188,8 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         xp = backend.xp
         P = backend.asarray(self.components_, dtype=X.dtype).T
         shift = xp.reshape(backend.asarray(self.mean_, dtype=X.dtype), (1, -1)) @ P
-        out = []
-        xp_map_blocks(self._kernel(), X, backend.asarray(self.basis_, dtype=X.dtype),
-                      lambda start, stop, K: out.append(K @ P), backend, X.dtype)
-        scores = (out[0] if len(out) == 1 else xp.concat(out, axis=0)) - shift
+        scores = xp_apply(self._kernel(), X, backend.asarray(self.basis_, dtype=X.dtype), P,
+                          backend, X.dtype) - shift
         if self.whiten:
             std = xp.sqrt(backend.asarray(self.explained_variance_, dtype=X.dtype))
             scores = scores / xp.where(std > 0, std, xp.ones_like(std))

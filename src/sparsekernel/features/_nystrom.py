@@ -51,7 +51,7 @@ from ..compute import (
     to_numpy,
 )
 from ..kernels import Kernel
-from ..kernels._xp import xp_kernel, xp_map_blocks
+from ..kernels._xp import xp_apply, xp_basis, xp_kernel
 from ..utils import (
     Interval,
     MemoryPlan,
@@ -128,10 +128,7 @@ class NystromMap:
         M = backend.asarray(self.normalization, dtype=dtype)
         if self.triangular:  # M = L^(-T) is upper triangular; a dense product on a device
             M = xp.triu(M)
-        blocks = []
-        xp_map_blocks(self.kernel, X, Z, lambda start, stop, K: blocks.append(K @ M),
-                      backend, dtype)
-        return blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=0)
+        return xp_apply(self.kernel, X, Z, M, backend, dtype)
 
     def _triangular_blocks(self, X, Z, out):
         """out = K(X, Z) M, M upper triangular, in place per block (:func:`upper_product`)."""
@@ -465,11 +462,7 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
             self.n_components_ = self._fit_map(X).n_components
             return self
         kern, res = self._fit_kernel_basis(to_numpy(X))
-        if res.indices is not None:
-            Z = backend.xp.take(X, backend.asarray(np.asarray(res.indices, dtype=np.int64)),
-                                axis=0)
-        else:
-            Z = backend.asarray(res.centers, dtype=X.dtype)
+        Z = xp_basis(backend, X, res.indices, res.centers)
         fmap = nystrom_map_on(backend, kern, Z, self.rcond)
         self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, res.indices, kern.gamma
         self.normalization_, self.eigenvalues_ = fmap.normalization, fmap.eigenvalues

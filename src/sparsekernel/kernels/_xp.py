@@ -12,7 +12,7 @@ import numpy as np
 
 from ._blocks import plan_block_rows
 
-__all__ = ["xp_block_rows", "xp_kernel", "xp_map_blocks"]
+__all__ = ["xp_apply", "xp_basis", "xp_block_rows", "xp_blocks", "xp_kernel"]
 
 #: Values held per (row, centre) pair by each kernel's block: output and temporaries.
 _PER_PAIR = {"rbf": 3.0, "laplacian": 4.0, "polynomial": 2.0, "linear": 1.0, "sigmoid": 2.0}
@@ -72,11 +72,27 @@ def xp_block_rows(kernel, n, m, d, itemsize):
     return max(1, min(n, rows)) if rows >= 1 else plan_block_rows(n, m, d, itemsize, 0)
 
 
-def xp_map_blocks(kernel, X, Z, work, backend, dtype=None):
-    """Call ``work(start, stop, K(X[start:stop], Z))`` for consecutive row blocks of X."""
+def xp_blocks(kernel, X, Z, backend, dtype=None):
+    """Yield ``(start, stop, K(X[start:stop], Z))`` for consecutive row blocks of X, one
+    block at a time (the memory of one block, as the CPU path)."""
     n = X.shape[0]
     itemsize = 8 if (dtype or X.dtype) == backend.xp.float64 else 4
     rows = xp_block_rows(kernel, n, Z.shape[0], X.shape[1], itemsize)
     for start in range(0, n, rows):
         stop = min(n, start + rows)
-        work(start, stop, xp_kernel(kernel, X[start:stop, :], Z, backend, dtype))
+        yield start, stop, xp_kernel(kernel, X[start:stop, :], Z, backend, dtype)
+
+
+def xp_apply(kernel, X, Z, right, backend, dtype=None):
+    """``K(X, Z) @ right`` block by block (the namespace's :meth:`Kernel.apply`): the n x m
+    kernel is never held, only one block and the (n, k) result."""
+    parts = [K @ right for _, _, K in xp_blocks(kernel, X, Z, backend, dtype)]
+    return parts[0] if len(parts) == 1 else backend.xp.concat(parts, axis=0)
+
+
+def xp_basis(backend, X, indices, centers):
+    """The basis Z on X's device: X's rows ``indices`` when the basis is training rows (no
+    copy through the host), else the host ``centers`` moved there in X's dtype."""
+    if indices is not None:
+        return backend.xp.take(X, backend.asarray(np.asarray(indices, dtype=np.int64)), axis=0)
+    return backend.asarray(centers, dtype=X.dtype)

@@ -54,7 +54,7 @@ from ..compute import backend_of, model_to_namespace, spd_cholesky, to_numpy
 from ..features import nystrom_from_basis
 from ..features._nystrom import nystrom_map_on
 from ..kernels import resolve_gamma
-from ..kernels._xp import xp_map_blocks
+from ..kernels._xp import xp_basis, xp_blocks
 from ..solvers import (
     NormalEquations,
     as_row_blocks,
@@ -344,18 +344,13 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         X_host, Y, sw, y_enc = fit_data(self, to_numpy(X), to_numpy(y), to_numpy(sample_weight))
         kern, basis = self._fit_kernel_basis(X_host, y_enc)
         xp = backend.xp
-        if basis.indices is not None:
-            Z = xp.take(X, backend.asarray(np.asarray(basis.indices, dtype=np.int64)), axis=0)
-        else:
-            Z = backend.asarray(basis.centers, dtype=X.dtype)
+        Z = xp_basis(backend, X, basis.indices, basis.centers)
         fmap = nystrom_map_on(backend, kern, Z)
         M = xp.astype(fmap.normalization, X.dtype)  # features in X's precision, as on NumPy
 
-        def feature_blocks():
-            blocks = []
-            xp_map_blocks(kern, X, Z, lambda start, stop, K: blocks.append(
-                (start, stop, K @ M)), backend, X.dtype)
-            yield from blocks
+        def feature_blocks():  # one block of features at a time
+            for start, stop, K in xp_blocks(kern, X, Z, backend, X.dtype):
+                yield start, stop, K @ M
 
         with fit_step("solve"):
             res = lssvm_primal_on(backend, feature_blocks, Y, self.C, sw)
