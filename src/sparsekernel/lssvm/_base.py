@@ -50,7 +50,7 @@ from ..base import (
     _fit_entry,
     report_result,
 )
-from ..compute import backend_of, model_to_namespace, spd_cholesky, to_numpy
+from ..compute import backend_of, model_to_namespace, namespace_of, spd_cholesky, to_numpy
 from ..features import nystrom_from_basis
 from ..features._nystrom import nystrom_map_on
 from ..kernels import resolve_gamma
@@ -61,7 +61,6 @@ from ..solvers import (
     lssvm_dual,
     lssvm_normal_equations,
 )
-from ..solvers.least_squares import lssvm_primal_on
 from ..utils import (
     MemoryPlan,
     constraints,
@@ -181,15 +180,25 @@ class _Moments:
 
     @classmethod
     def of_rows(cls, F, Y, sw):
-        """The summary of one block of rows (dense or CSR F); None if its weights are 0."""
-        total = float(sw.sum())
+        """The summary of one block of rows (dense or CSR F); None if its weights are 0.
+
+        F, Y and sw are NumPy arrays, or arrays of one array-API namespace (a device's,
+        ``Y`` and ``sw`` in its widest float): the sums are then computed there and only the
+        summary, of size m x (m + k), comes to the host.
+        """
+        xp = namespace_of(sw)
+        total = float(xp.sum(sw))
         if not total > 0:
             return None
-        F = np.asarray(F.toarray() if hasattr(F, "toarray") else F, dtype=np.float64)
+        if xp is np:
+            F = np.asarray(F.toarray() if hasattr(F, "toarray") else F, dtype=np.float64)
+        else:
+            F = xp.astype(F, sw.dtype)
         fbar, ybar = (sw @ F) / total, (sw @ Y) / total
         Fc, Yc = F - fbar, Y - ybar
-        FcS = Fc * sw[:, None]
-        return cls(total, fbar, ybar, FcS.T @ Fc, FcS.T @ Yc, float(np.sum(sw @ (Yc * Yc))))
+        FcS = Fc * xp.reshape(sw, (-1, 1))
+        return cls(total, to_numpy(fbar), to_numpy(ybar), to_numpy(FcS.T @ Fc),
+                   to_numpy(FcS.T @ Yc), float(xp.sum(sw @ (Yc * Yc))))
 
     def merge(self, other):
         """The summary of both sets of rows (a new object); ``other`` None is no rows."""
@@ -331,10 +340,11 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         return res
 
     def _fit_on(self, backend, X, y, sample_weight):
-        """The reduced LS-SVM on an array-API backend (``array_api_dispatch``): features,
-        sums and solve on X's device, the fitted arrays there. Labels, weights and the
-        landmarks are handled on a host copy (as :meth:`fit` does); the exact LS-SVM
-        (``n_basis=None``) and ``partial_fit`` stay NumPy's."""
+        """The reduced LS-SVM on an array-API backend (``array_api_dispatch``): the features
+        and each block's centred moments on X's device (:meth:`_Moments.of_rows`), merged
+        and solved on the host as for a Dask collection, the fitted arrays moved to the
+        device. Labels, weights and the landmarks come from a host copy (as :meth:`fit`
+        handles them); the exact LS-SVM (``n_basis=None``) stays NumPy's."""
         if self.n_basis is None:
             raise ValueError(
                 f"{type(self).__name__} with n_basis=None is the exact LS-SVM, which runs on "
@@ -343,21 +353,21 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         X = self._validate_X(X, reset=True)
         X_host, Y, sw, y_enc = fit_data(self, to_numpy(X), to_numpy(y), to_numpy(sample_weight))
         kern, basis = self._fit_kernel_basis(X_host, y_enc)
-        xp = backend.xp
+        xp, wide = backend.xp, backend.widest_float()
         Z = xp_basis(backend, X, basis.indices, basis.centers)
         fmap = nystrom_map_on(backend, kern, Z)
         M = xp.astype(fmap.normalization, X.dtype)  # features in X's precision, as on NumPy
-
-        def feature_blocks():  # one block of features at a time
-            for start, stop, K in xp_blocks(kern, X, Z, backend, X.dtype):
-                yield start, stop, K @ M
-
+        Yd, swd = backend.asarray(Y, wide), backend.asarray(sw, wide)
+        moments = None
+        for start, stop, K in xp_blocks(kern, X, Z, backend, X.dtype):  # one block at a time
+            block = _Moments.of_rows(K @ M, Yd[start:stop, :], swd[start:stop])
+            moments = block if moments is None else moments.merge(block)
+        if moments is None:
+            raise ValueError("sample_weight: every weight is 0; no row to fit on.")
         with fit_step("solve"):
-            res = lssvm_primal_on(backend, feature_blocks, Y, self.C, sw)
+            res = moments.solution(self.C)
         self.basis_ = Z
-        coef = xp.astype(fmap.normalization, res.coef.dtype) @ res.coef  # on K(x, Z)
-        self.coef_, self.intercept_ = coef.T, res.intercept
-        self.objective_ = float(res.objective)
+        self._store(to_numpy(fmap.normalization) @ res.coef, res)
         model_to_namespace(self, X)
         return res
 

@@ -44,7 +44,7 @@ from ._blocks import as_row_blocks
 from ._result import SolverResult
 
 __all__ = ["IncrementalLSSVM", "LSSVMPath", "NormalEquations", "lssvm_dual",
-           "lssvm_normal_equations", "lssvm_primal", "lssvm_primal_on"]
+           "lssvm_normal_equations", "lssvm_primal"]
 
 
 def _result(coef, intercept, objective, n_iter, message):
@@ -451,55 +451,3 @@ def _rank_one(H, u, scale):
     if not np.shares_memory(out, H):  # BLAS made a copy: write it back
         H[:] = out.T
 
-
-def lssvm_primal_on(backend, feature_blocks, Y, C, sample_weight):
-    """:func:`lssvm_primal` on an array-API backend: the centred normal equations summed
-    from row blocks of features on the backend's device and solved there.
-
-    Parameters
-    ----------
-    backend : :class:`~sparsekernel.compute.Backend`
-    feature_blocks : callable
-        ``feature_blocks()`` yields ``(start, stop, F[start:stop])`` over all n rows (it is
-        called twice: the weighted means, then the centred sums), so the features are never
-        held at once.
-    Y : ndarray of shape (n, k)
-        Targets (host).
-    C : float
-    sample_weight : ndarray of shape (n,)
-        Non-negative weights (host) with a positive sum.
-
-    Returns
-    -------
-    SolverResult
-        As :func:`lssvm_primal`'s; ``coef`` (m, k) and ``intercept`` (k,) are arrays of the
-        backend. Sums and the solve are in the device's widest float (float64 where it has
-        it), as on NumPy.
-    """
-    xp, wide = backend.xp, backend.widest_float()
-    sw_host = np.asarray(sample_weight, dtype=np.float64)
-    total = float(sw_host.sum())
-    Yd, sw = backend.asarray(np.asarray(Y, dtype=np.float64), wide), backend.asarray(sw_host, wide)
-    fsum = None
-    for start, stop, Fb in feature_blocks():  # weighted means
-        part = xp.reshape(sw[start:stop], (1, -1)) @ xp.astype(Fb, wide)
-        fsum = part if fsum is None else fsum + part
-    fbar = fsum / total  # (1, m)
-    ybar = (xp.reshape(sw, (1, -1)) @ Yd) / total  # (1, k)
-    m, k = fbar.shape[1], Yd.shape[1]
-    G = xp.zeros((m, m), dtype=wide, device=backend.device)
-    R = xp.zeros((m, k), dtype=wide, device=backend.device)
-    for start, stop, Fb in feature_blocks():  # centred sums F_c^T S F_c, F_c^T S Y_c
-        root = xp.reshape(xp.sqrt(sw[start:stop]), (-1, 1))
-        Fc = (xp.astype(Fb, wide) - fbar) * root
-        G = G + Fc.T @ Fc
-        R = R + Fc.T @ ((Yd[start:stop, :] - ybar) * root)
-    A = G + xp.eye(m, dtype=wide, device=backend.device) / C
-    w = xp.linalg.solve(A, R)
-    b = xp.reshape(ybar - fbar @ w, (-1,))
-    Yc = Yd - ybar
-    yy = float(xp.sum(xp.reshape(sw, (-1, 1)) * Yc * Yc))
-    sse = yy - 2.0 * float(xp.sum(w * R)) + float(xp.sum(w * (G @ w)))
-    objective = 0.5 * float(xp.sum(w * w)) + 0.5 * C * max(sse, 0.0)
-    return _result(w, b, objective, 1,
-                   f"solve of the centred {m}x{m} normal equations on {backend!r}")
