@@ -194,11 +194,14 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     if method == "cholesky":  # pstrf reads the lower triangle only
         return _cholesky_map(kernel, Z, K, eigenvalue_floor(dtype, rcond))
     K = 0.5 * (K + K.T)  # exact symmetry for eigh
-    # In the features' precision (float32 features cannot use more, and it is faster), on
-    # one thread: LAPACK's eigensolvers synchronize often, and on a busy machine OpenBLAS
-    # threads spin against other processes.
+    # In float64 whatever the features' precision: a float32 eigensolver's eigenvalues are
+    # off by eps32 * lambda_max, a tenth of the smallest kept one (the floor), and its
+    # eigenvectors of close eigenvalues differ between LAPACK builds and devices, so float32
+    # maps would differ between the NumPy and array-API paths well beyond float32 rounding
+    # of the features. On one thread: LAPACK's eigensolvers synchronize often, and on a
+    # busy machine OpenBLAS threads spin against other processes.
     with blas_threads(1):
-        lam, U = eigh(K.astype(np.result_type(dtype, np.float32), copy=False), driver="evd")
+        lam, U = eigh(K, driver="evd")
     lam, U = lam[::-1].astype(np.float64), U[:, ::-1].astype(np.float64)  # descending
     # Fix each eigenvector's sign (largest entry positive) so features are reproducible.
     U = U * np.sign(U[np.abs(U).argmax(axis=0), np.arange(U.shape[1])])
@@ -216,12 +219,14 @@ def nystrom_map_on(backend, kernel, Z, rcond="auto", dtype=None):
     """:func:`nystrom_map` with eigen whitening on an array-API backend: K(Z, Z), its
     eigendecomposition and M = U Lambda^(-1/2) computed on Z's device.
 
-    The eigenproblem is solved in the features' precision, as on NumPy; ``dtype`` is that
-    precision (default Z's). The floor and the eigenvectors' signs follow :func:`nystrom_map`.
+    K(Z, Z) and its eigenproblem are in the device's widest float (float64 but on devices
+    without it), as on NumPy; ``dtype``, the features' precision (default Z's), sets the
+    floor. The floor and the eigenvectors' signs follow :func:`nystrom_map`.
     """
     xp = backend.xp
     dtype = Z.dtype if dtype is None else dtype
-    K = xp_kernel(kernel, Z, Z, backend, dtype)
+    wide = backend.widest_float()
+    K = xp_kernel(kernel, Z, Z, backend, wide)
     K = 0.5 * (K + K.T)
     lam, U = xp.linalg.eigh(K)
     lam, U = xp.flip(lam), xp.flip(U, axis=1)  # descending
@@ -234,7 +239,6 @@ def nystrom_map_on(backend, kernel, Z, rcond="auto", dtype=None):
             "K(Z, Z) has no positive eigenvalue: the kernel is zero on the landmarks "
             f"(largest eigenvalue {lam_host[0]:.3g}); check the kernel parameters.")
     # Kept in the widest float, as NumPy's map (float64 M and eigenvalues).
-    wide = backend.widest_float()
     lam, U = xp.astype(lam[:r], wide), xp.astype(U[:, :r], wide)
     return NystromMap(kernel, Z, U / xp.sqrt(lam), lam)
 
