@@ -352,3 +352,80 @@ def test_kernel_blocks_on_a_namespace_cover_the_rows_within_the_budget(xps, disp
     assert max(stop - start for start, stop in spans) * 8 * (3 * 20 + 4) <= 20_000
     got = xp_apply(kern, Xs, xps.asarray(Z), xps.asarray(right), backend)
     np.testing.assert_allclose(np.asarray(got), kern(X, Z) @ right, rtol=1e-12)
+
+
+def _spy_device_factorizations(monkeypatch):
+    """Count the Cholesky factorizations made on a namespace's device (compute._spd)."""
+    from sparsekernel.compute import _spd
+
+    calls = []
+    original = _spd._cholesky_on
+
+    def spy(xp, A, jitter):
+        calls.append(tuple(int(s) for s in A.shape))
+        return original(xp, A, jitter)
+
+    monkeypatch.setattr(_spd, "_cholesky_on", spy)
+    return calls
+
+
+@pytest.mark.parametrize("solver", ["newton_ovr", "logistic_exact", "logistic_cg"])
+def test_the_newton_solvers_form_and_factor_their_systems_on_the_device(xps, monkeypatch,
+                                                                        solver):
+    """Given the rows of a namespace (``NamespaceRows``), the unchanged Newton solvers form
+    their (m+1)-square systems there and factor them there, and reach NumPy's solution."""
+    import array_api_compat
+
+    from sparsekernel.compute import Backend
+    from sparsekernel.solvers.logistic import logistic_newton
+    from sparsekernel.solvers.newton_ovr import newton_ovr
+    from sparsekernel.solvers._rows import NamespaceRows
+
+    rng = np.random.default_rng(0)
+    n, m = (1200, 700) if solver == "logistic_cg" else (1500, 40)
+    F = rng.normal(size=(n, m)) / np.sqrt(m)
+    labels = (F[:, 0] + 0.5 * F[:, 1] > 0).astype(int) + (F[:, 2] > 0.8)  # three classes
+    Fs = xps.asarray(F)
+    rows = NamespaceRows(Fs, Backend(array_api_compat.array_namespace(Fs)))
+    if solver == "newton_ovr":
+        Y = np.where(labels[:, None] == np.arange(3), 1.0, -1.0)
+
+        def fit(F):
+            return newton_ovr(F, Y, C=10.0, tol=1e-10)
+    else:
+        def fit(F):
+            return [logistic_newton(F, labels, C=10.0, tol=1e-10)]
+    expected = fit(F)
+    calls = _spy_device_factorizations(monkeypatch)
+    got = fit(rows)
+    assert calls and all(shape[0] >= m + 1 for shape in calls)
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_allclose(a.coef, b.coef, rtol=0, atol=1e-8 * np.abs(b.coef).max())
+        np.testing.assert_allclose(a.intercept, b.intercept, rtol=0, atol=1e-8)
+        assert a.converged and b.converged
+
+
+def test_spd_systems_on_a_namespace_follow_numpys_jitter_policy(xps):
+    """The jitter policy of compute.spd_cholesky on a device: an SPD matrix factors as is,
+    a singular one with NumPy's jitter, NaN raises NonFiniteError; solves equal NumPy's and
+    come back in the right-hand side's namespace."""
+    from sparsekernel.compute import NonFiniteError, spd_cholesky, spd_solve, to_numpy
+
+    rng = np.random.default_rng(1)
+    B = rng.normal(size=(30, 12))
+    spd = B.T @ B + np.eye(12)
+    singular = np.vstack([B, B[:1]]) @ np.vstack([B, B[:1]]).T  # rank 12 of 31
+    rhs = rng.normal(size=(12, 2))
+    x, L, jitter = spd_solve(xps.asarray(spd), rhs)
+    assert isinstance(x, np.ndarray) and xps.owns(L) and jitter == 0.0
+    np.testing.assert_allclose(x, np.linalg.solve(spd, rhs), rtol=1e-10)
+    x1 = spd_solve(xps.asarray(np.tril(spd)), rhs[:, 0])[0]  # the lower triangle is read
+    np.testing.assert_allclose(x1, np.linalg.solve(spd, rhs[:, 0]), rtol=1e-10)
+    L_dev, j_dev = spd_cholesky(xps.asarray(singular))
+    L_np, j_np = spd_cholesky(singular)
+    assert j_dev == j_np > 0
+    np.testing.assert_allclose(to_numpy(L_dev), L_np, atol=1e-8 * np.abs(L_np).max())
+    bad = spd.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(NonFiniteError):
+        spd_cholesky(xps.asarray(bad))

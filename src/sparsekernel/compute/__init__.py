@@ -17,13 +17,15 @@ private modules. Four groups:
 * **Products of tall arrays** (:func:`matmul`, :func:`rmatmul`, :func:`gram`,
   :func:`syrk_lower`, :func:`split_rows`): split by rows over the planned threads.
 * **Array namespaces** (:class:`Backend`, :func:`backend_of`, :func:`model_to_numpy`,
-  :func:`model_to_namespace`): NumPy, or under scikit-learn's ``array_api_dispatch`` the
-  array-API namespace and device of the input (CuPy, PyTorch), where the code written
-  against a :class:`Backend` computes.
-* **SPD systems** (:func:`spd_cholesky`, :func:`spd_solve`, :func:`finite_factor`): one
-  jitter policy; on one BLAS thread LAPACK's ``potrf`` called without the GIL through
-  SciPy's exported Cython LAPACK, checked against its stated C signature, with SciPy's
-  public wrappers as the fallback (an ILP64 or otherwise different build).
+  :func:`model_to_namespace`, :func:`copy_array`): NumPy, or under scikit-learn's
+  ``array_api_dispatch`` the array-API namespace and device of the input (CuPy,
+  PyTorch), where the code written against a :class:`Backend` computes.
+* **SPD systems** (:func:`spd_cholesky`, :func:`spd_solve`, :func:`cholesky_solve`,
+  :func:`finite_factor`, :func:`symmetric_from_lower`, :func:`add_to_diagonal`): one
+  jitter policy, on NumPy or on the device of a namespace's arrays; on NumPy with one
+  BLAS thread, LAPACK's ``potrf`` called without the GIL through SciPy's exported Cython
+  LAPACK, checked against its stated C signature, with SciPy's public wrappers as the
+  fallback (an ILP64 or otherwise different build).
 
 How the plan uses more cores. With ``p`` threads planned:
 
@@ -49,20 +51,23 @@ otherwise turn a rounding difference into another model).
 from .. import _lazy_exports
 
 __all__ = ["NUMPY", "Backend", "JITTER_START", "JITTER_STOP", "LIKELY_CAUSES", "LONE_SOLVE_MIN",
-           "NonFiniteError", "backend_of", "dtype_name", "model_to_namespace", "model_to_numpy",
-           "namespace_of", "sign_columns", "to_numpy",
+           "NonFiniteError", "backend_of", "copy_array", "dtype_name", "model_to_namespace",
+           "model_to_numpy", "namespace_of", "sign_columns", "to_numpy",
            "blas_limit", "blas_threads", "drain_queue", "finite_factor", "gram",
            "map_balanced", "map_threads", "matmul", "max_threads", "planned_threads",
            "rmatmul", "row_slices", "spd_cholesky", "spd_solve", "split_rows",
-           "split_threads", "syrk_lower", "thread_budget", "thread_plan"]
+           "split_threads", "syrk_lower", "thread_budget", "thread_plan",
+           "add_to_diagonal", "cholesky_solve", "symmetric_from_lower"]
 
 __getattr__, __dir__ = _lazy_exports(globals(), {
     "._errors": ["LIKELY_CAUSES", "NonFiniteError"],
     "._lapack": ["syrk_lower"],
-    "._namespace": ["NUMPY", "Backend", "backend_of", "dtype_name", "model_to_namespace",
-                    "model_to_numpy", "namespace_of", "sign_columns", "to_numpy"],
+    "._namespace": ["NUMPY", "Backend", "backend_of", "copy_array", "dtype_name",
+                    "model_to_namespace", "model_to_numpy", "namespace_of", "sign_columns",
+                    "to_numpy"],
     "._products": ["gram", "matmul", "rmatmul", "split_rows"],
-    "._spd": ["JITTER_START", "JITTER_STOP", "finite_factor", "spd_cholesky", "spd_solve"],
+    "._spd": ["JITTER_START", "JITTER_STOP", "add_to_diagonal", "cholesky_solve",
+              "finite_factor", "spd_cholesky", "spd_solve", "symmetric_from_lower"],
     "._threads": ["LONE_SOLVE_MIN", "blas_limit", "blas_threads", "drain_queue",
                   "map_balanced", "map_threads", "max_threads", "planned_threads",
                   "row_slices", "split_threads", "thread_budget", "thread_plan"],

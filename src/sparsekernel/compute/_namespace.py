@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Backend", "NUMPY", "backend_of", "dtype_name", "model_to_namespace",
+__all__ = ["Backend", "NUMPY", "backend_of", "copy_array", "dtype_name", "model_to_namespace",
            "model_to_numpy", "namespace_of", "sign_columns", "to_numpy"]
 
 
@@ -109,6 +109,13 @@ def namespace_of(a):
     if isinstance(a, (np.ndarray, np.generic)):
         return np
     return _namespace_of(a)
+
+
+def copy_array(a):
+    """A copy of an array of any namespace, on its device."""
+    if isinstance(a, np.ndarray):
+        return a.copy()
+    return _namespace_of(a).asarray(a, copy=True)
 
 
 def backend_of(*arrays):

@@ -8,6 +8,13 @@ asks for); while Cholesky fails, add ``jitter * mean(|diag A|)`` to the diagonal
 ``C`` or from (nearly) repeated basis points; past 1e-4 the matrix is not SPD in any useful
 sense and the error says so.
 
+The systems of a solver whose rows live on an array-API namespace's device (a GPU's) are
+formed there (:mod:`sparsekernel.solvers._rows`), and factored and solved there under the same
+policy: the namespace's ``cholesky``, a failure being its exception or a non-finite diagonal
+(CuPy returns NaN rather than raising), and triangular solves through PyTorch's or CuPy's
+own routine (a general solve elsewhere). The right-hand side and the solution stay on the
+host, where the solvers keep their iterates: only the square stays where it was formed.
+
 Which routine: where the code in force holds BLAS to one thread (every fit's plan,
 :func:`~sparsekernel.compute.blas_limit`), LAPACK's ``potrf`` called without the GIL
 (:mod:`sparsekernel.compute._lapack`), so that systems side by side factor concurrently.
@@ -23,9 +30,11 @@ from scipy.linalg import solve_triangular
 
 from ._errors import LIKELY_CAUSES, NonFiniteError
 from ._lapack import potrf_lower
+from ._namespace import namespace_of, to_numpy
 from ._threads import blas_limit
 
-__all__ = ["JITTER_START", "JITTER_STOP", "spd_cholesky", "spd_solve"]
+__all__ = ["JITTER_START", "JITTER_STOP", "add_to_diagonal", "cholesky_solve", "spd_cholesky",
+           "spd_solve", "symmetric_from_lower"]
 
 JITTER_START = 1e-12
 JITTER_STOP = 1e-4
@@ -36,8 +45,9 @@ def spd_cholesky(A, jitter=0.0, overwrite=False):
 
     Parameters
     ----------
-    A : ndarray of shape (p, p)
-        Symmetric matrix (only the lower triangle is read).
+    A : ndarray of shape (p, p), or an array of an array-API namespace
+        Symmetric matrix (only the lower triangle is read). A namespace's array is factored
+        on its device (module docstring).
     jitter : float, default=0.0
         Relative jitter always added (e.g. 1e-10 to regularize a Gram matrix of basis points).
     overwrite : bool, default=False
@@ -46,8 +56,8 @@ def spd_cholesky(A, jitter=0.0, overwrite=False):
 
     Returns
     -------
-    L : ndarray of shape (p, p)
-        Lower-triangular factor.
+    L : array of shape (p, p)
+        Lower-triangular factor, in A's namespace.
     jitter : float
         The relative jitter used (0.0 when none was needed).
 
@@ -59,6 +69,9 @@ def spd_cholesky(A, jitter=0.0, overwrite=False):
     numpy.linalg.LinAlgError
         When even a relative jitter of 1e-4 leaves the matrix indefinite.
     """
+    xp = namespace_of(A)
+    if xp is not np:
+        return _cholesky_on(xp, A, jitter)
     A = np.asarray(A)
     if A.dtype not in (np.float32, np.float64):  # float32 systems stay float32 (mixed Newton)
         A = A.astype(np.float64)
@@ -72,12 +85,103 @@ def spd_cholesky(A, jitter=0.0, overwrite=False):
             if not np.isfinite(scale) or not np.isfinite(A).all():  # no jitter will help
                 raise NonFiniteError(_non_finite_message(A)) from None
             if j >= JITTER_STOP:
-                raise np.linalg.LinAlgError(
-                    f"A {len(A)}x{len(A)} system is not positive definite even with a "
-                    f"relative jitter of {j:g}; check for NaN or infinite values, a kernel "
-                    "that is not positive semi-definite, or repeated basis points."
-                ) from None
+                raise np.linalg.LinAlgError(_not_spd_message(len(A), j)) from None
             j = max(j * 100.0, JITTER_START)
+
+
+def _not_spd_message(p, j):
+    return (f"A {p}x{p} system is not positive definite even with a relative jitter of "
+            f"{j:g}; check for NaN or infinite values, a kernel that is not positive "
+            "semi-definite, or repeated basis points.")
+
+
+def _cholesky_on(xp, A, jitter):
+    """:func:`spd_cholesky` on an array-API namespace's device: the same jitter policy."""
+    p = int(A.shape[0])
+    S = symmetric_from_lower(A)  # (a namespace's cholesky need not read one triangle only)
+    scale = float(xp.mean(xp.abs(xp.linalg.diagonal(S)))) if p else 1.0
+    scale = max(scale, np.finfo(float).tiny)
+    j = float(jitter)
+    while True:
+        try:
+            L = xp.linalg.cholesky(S if j == 0 else add_to_diagonal(S, j * scale, copy=True))
+            factored = bool(xp.all(xp.isfinite(xp.linalg.diagonal(L))))
+        except _linalg_errors(xp):
+            factored = False
+        if factored:
+            return L, j
+        if not np.isfinite(scale) or not bool(xp.all(xp.isfinite(S))):
+            raise NonFiniteError(_non_finite_message(A))
+        if j >= JITTER_STOP:
+            raise np.linalg.LinAlgError(_not_spd_message(p, j))
+        j = max(j * 100.0, JITTER_START)
+
+
+def _linalg_errors(xp):
+    """The exceptions a namespace's ``cholesky`` raises for a matrix that is not positive
+    definite (NumPy's, which CuPy and array_api_strict raise too, and PyTorch's own)."""
+    import array_api_compat
+
+    if array_api_compat.is_torch_namespace(xp):
+        import torch
+
+        return (np.linalg.LinAlgError, torch.linalg.LinAlgError)
+    return (np.linalg.LinAlgError,)
+
+
+def symmetric_from_lower(A):
+    """The symmetric matrix whose lower triangle is A's (a new array, in A's namespace)."""
+    xp = namespace_of(A)
+    return A + xp.tril(A, k=-1).T - xp.triu(A, k=1)
+
+
+def add_to_diagonal(A, value, copy=False):
+    """A with ``value`` added to its diagonal: in place for a NumPy array unless ``copy``,
+    a new array on other namespaces (which need not support it in place)."""
+    xp = namespace_of(A)
+    if xp is np:
+        A = A.copy() if copy else A
+        A[np.diag_indices_from(A)] += value
+        return A
+    import array_api_compat
+
+    return A + value * xp.eye(A.shape[0], dtype=A.dtype, device=array_api_compat.device(A))
+
+
+def cholesky_solve(L, rhs):
+    """``x`` with ``L L^T x = rhs``, for a lower factor ``L`` of :func:`spd_cholesky`: two
+    triangular solves in L's namespace, on its device; ``rhs`` (a vector or columns) may
+    be a NumPy array, and x is then one too."""
+    xp = namespace_of(L)
+    if xp is np:
+        return solve_triangular(L, solve_triangular(L, rhs, lower=True, check_finite=False),
+                                lower=True, trans="T", check_finite=False)
+    import array_api_compat
+
+    host = isinstance(rhs, np.ndarray)
+    B = xp.asarray(np.asarray(rhs, dtype=to_numpy(L[:1, :1]).dtype) if host else rhs,
+                   device=array_api_compat.device(L))
+    vector = B.ndim == 1
+    B = xp.reshape(B, (-1, 1)) if vector else B
+    x = _triangular_solve(xp, L, _triangular_solve(xp, L, B, False), True)
+    x = xp.reshape(x, (-1,)) if vector else x
+    return np.asarray(to_numpy(x)) if host else x
+
+
+def _triangular_solve(xp, L, B, transpose):
+    """``L^-1 B`` (``L^-T B`` when ``transpose``) on L's device: PyTorch's and CuPy's
+    triangular solvers, else the namespace's general ``solve``."""
+    import array_api_compat
+
+    if array_api_compat.is_torch_namespace(xp):
+        import torch
+
+        return torch.linalg.solve_triangular(L.mT if transpose else L, B, upper=transpose)
+    if array_api_compat.is_cupy_namespace(xp):
+        from cupyx.scipy.linalg import solve_triangular as cupy_solve_triangular
+
+        return cupy_solve_triangular(L, B, lower=True, trans=1 if transpose else 0)
+    return xp.linalg.solve(L.T if transpose else L, B)
 
 
 def _cholesky(M, overwrite=False):
@@ -91,7 +195,8 @@ def _cholesky(M, overwrite=False):
 
 
 def _non_finite_message(A):
-    return (f"A {len(A)}x{len(A)} linear system to factor (Cholesky) holds NaN or infinite "
+    p = int(A.shape[0])
+    return (f"A {p}x{p} linear system to factor (Cholesky) holds NaN or infinite "
             "values. " + LIKELY_CAUSES)
 
 
@@ -103,8 +208,7 @@ def finite_factor(L, A):
 
 
 def spd_solve(A, rhs, jitter=0.0, overwrite=False):
-    """Solve ``A x = rhs`` through :func:`spd_cholesky`; returns ``(x, L, jitter)``."""
+    """Solve ``A x = rhs`` through :func:`spd_cholesky` and :func:`cholesky_solve`; returns
+    ``(x, L, jitter)``, L in A's namespace and x in rhs's (NumPy for a NumPy rhs)."""
     L, used = spd_cholesky(A, jitter, overwrite)
-    x = solve_triangular(L, solve_triangular(L, rhs, lower=True, check_finite=False),
-                         lower=True, trans="T", check_finite=False)
-    return x, L, used
+    return cholesky_solve(L, rhs), L, used

@@ -35,7 +35,7 @@ import scipy.sparse as sp
 from sklearn.base import is_classifier
 
 from ..solvers._constants import GATHER_BYTES
-from ..solvers._rows import ArrayRows
+from ..solvers._rows import ArrayRows, host_square
 from ..utils import check_sample_weight, parse_memory_budget, seed_from
 from ._cluster import NO_DASHBOARD, gather, import_distributed
 
@@ -358,6 +358,8 @@ class DaskRows:
         sub.F = self.client.map(_slice, self.F, starts, stride=stride, pure=False)
         sub._fmap = self._fmap
         return sub
+
+    square = staticmethod(host_square)  # (each worker's Gram sums come to the host)
 
     def take(self, rows):
         rows = np.asarray(rows)

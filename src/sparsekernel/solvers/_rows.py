@@ -22,12 +22,18 @@ only five things of its rows, and sees them only through a provider:
 ``every(stride)``
     The provider of rows 0, stride, 2 stride, ...: a warm start's sample, kept where the
     rows are (a copy in memory; on a cluster, each partition's share on its worker).
+``square(size, diagonal=0.0)``
+    A float64 (size, size) matrix, ``diagonal`` on its diagonal and 0 elsewhere, where
+    ``add_gram`` sums: a NumPy array for rows in memory, streamed or on a cluster (whose
+    Gram sums come to the host), the device's array for a namespace's rows, so that a
+    solver's squares are formed, factored and solved where the rows are
+    (:func:`~sparsekernel.compute.spd_solve` follows its argument's namespace).
 
 Two providers: :class:`ArrayRows`, a stored dense array whose products are split by rows
 over the planned threads, and :class:`BlockRows`, row blocks read one at a time (a stored
 array or CSR matrix in blocks, or features recomputed from a kernel block by block: the
 row-block protocol of :mod:`._blocks`). Rows held elsewhere (a Dask cluster's partitions, a
-device array) are a third and fourth class with the same five members: each reduction
+device array) are a third and fourth class with the same members: each reduction
 above is a sum over row sets, so a provider may compute the parts where its rows are and
 add them. :func:`as_rows` picks the provider.
 """
@@ -51,11 +57,16 @@ from ._blocks import as_row_blocks
 from ._constants import GATHER_BYTES
 
 __all__ = ["PROVIDER_MEMBERS", "ArrayRows", "BlockRows", "NamespaceRows", "as_rows",
-           "is_provider"]
+           "host_square", "is_provider"]
 
 
 #: What makes an object a provider (besides ``shape`` and ``dtype``).
-PROVIDER_MEMBERS = ("margins", "gradient", "add_gram", "take", "every")
+PROVIDER_MEMBERS = ("margins", "gradient", "add_gram", "take", "every", "square")
+
+
+def host_square(size, diagonal=0.0):
+    """The ``square`` of the providers whose Gram sums are on the host."""
+    return np.eye(size) * diagonal if diagonal else np.zeros((size, size))
 
 
 def is_provider(F):
@@ -106,6 +117,8 @@ class ArrayRows:
     def every(self, stride):
         return ArrayRows(np.ascontiguousarray(self.F[::stride]), self.threads,
                          self.gather_bytes)
+
+    square = staticmethod(host_square)
 
     def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
         """The rows split over ``threads``: the first slice into H itself, each other into
@@ -211,6 +224,8 @@ class BlockRows:
         return ArrayRows(self.take(np.arange(0, self.shape[0], stride)),
                          gather_bytes=self.gather_bytes)
 
+    square = staticmethod(host_square)
+
     def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
         """One pass over the blocks (``threads`` is unused: a stream is read by one
         thread)."""
@@ -250,20 +265,23 @@ def _dense(A):
 class NamespaceRows:
     """The rows of a dense array of an array-API namespace, on its device (a GPU's memory).
 
-    Every product with the n rows runs on the device; what crosses to the host are the
-    solver's per-row vectors (margins, weights: n x k float64, as for a Dask cluster's rows)
-    and the m-sized results (gradients, Gram sums). The device computes in the rows'
-    precision, or float64 where ``add_gram`` asks for it.
+    Every product with the n rows runs on the device, and so do the solver's squares
+    (``square``: the Hessians, their Gram sums, factorizations and solves); what crosses
+    to the host are the solver's per-row vectors (margins, weights: n x k float64, as for a
+    Dask cluster's rows) and its m-sized ones (gradients, directions). The device computes
+    the rows' products in their precision, the squares in its widest float.
 
     Parameters
     ----------
     F : array of shape (n, m)
     backend : :class:`~sparsekernel.compute.Backend`
+    gather_bytes : int or float
+        Rows gathered at a time into a Gram sum (and a solver's copies of rows).
     """
 
     def __init__(self, F, backend, gather_bytes=GATHER_BYTES):
         self.F, self.backend = F, backend
-        self.gather_bytes = gather_bytes  # (rows a solver may take to the host at once)
+        self.gather_bytes = gather_bytes
 
     @property
     def shape(self):
@@ -296,9 +314,17 @@ class NamespaceRows:
     def every(self, stride):
         return NamespaceRows(self.F[::stride, :], self.backend, self.gather_bytes)
 
+    def square(self, size, diagonal=0.0):
+        xp, wide = self.backend.xp, self.backend.widest_float()
+        if diagonal:
+            return xp.eye(size, dtype=wide, device=self.backend.device) * diagonal
+        return xp.zeros((size, size), dtype=wide, device=self.backend.device)
+
     def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
-        """``H += sign [F 1]_rows^T diag(w) [F 1]_rows`` on H's lower triangle; the m x m
-        product on the device in ``dtype`` (default the rows'), summed into H in float64."""
+        """``H += sign [F 1]_rows^T diag(w) [F 1]_rows`` on the lower triangle of the
+        device's square H (:meth:`square`), ``gather_bytes`` of rows at a time: products in
+        ``dtype`` (default the rows'; float64 where the device has it when asked), sums in
+        H's precision."""
         rows = np.asarray(rows)
         if not len(rows):
             return H
@@ -306,12 +332,13 @@ class NamespaceRows:
         wide = np.dtype(dtype or self.dtype).itemsize == 8
         dt = self.backend.widest_float() if wide else xp.float32
         w = np.asarray(weights, dtype=np.float64)[rows]
-        root = self.backend.asarray(np.sqrt(w), dt)
-        G = xp.astype(self._rows(rows), dt) * xp.reshape(root, (-1, 1))
-        H[:m, :m] += sign * np.tril(np.asarray(to_numpy(G.T @ G), dtype=np.float64))
-        H[m, :m] += sign * np.asarray(to_numpy(xp.reshape(root, (1, -1)) @ G),
-                                      dtype=np.float64)[0]
-        H[m, m] += sign * w.sum()
+        step = max(1, int(self.gather_bytes // ((8 if wide else 4) * max(m, 1))))
+        for start in range(0, len(rows), step):
+            root = self.backend.asarray(np.sqrt(w[start:start + step]), dt)
+            G = xp.astype(self._rows(rows[start:start + step]), dt) * xp.reshape(root, (-1, 1))
+            H[:m, :m] += sign * xp.astype(xp.tril(G.T @ G), H.dtype)
+            H[m, :m] += sign * xp.astype(xp.reshape(root, (1, -1)) @ G, H.dtype)[0, :]
+        H[m, m] += sign * float(w.sum())
         return H
 
 

@@ -44,10 +44,16 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy.linalg import solve_triangular
 from scipy.special import expit, log_expit, logsumexp, softmax
 
-from ..compute import blas_threads, spd_cholesky, spd_solve
+from ..compute import (
+    add_to_diagonal,
+    blas_threads,
+    cholesky_solve,
+    spd_cholesky,
+    spd_solve,
+    symmetric_from_lower,
+)
 from ._result import SolverResult, check_finite
 from ._rows import as_rows, is_provider
 
@@ -178,19 +184,19 @@ class _Problem:
         the Gram sum of the rows with weights cs P_a (delta_ab - P_b), added (a = b) or
         subtracted (the off-diagonal weights are -cs P_a P_b), one lower triangle each."""
         q, m1 = self.q, self.m + 1
-        H, every = np.zeros((q * m1, q * m1)), np.arange(self.rows.shape[0])
+        # Where the provider keeps its squares (the host, or the rows' device).
+        H, every = self.rows.square(q * m1), np.arange(self.rows.shape[0])
         for a in range(q):
             for b in range(a, q):
                 if self.binary or a == b:
                     w, sign = self.cs * P[:, a] * (1.0 - P[:, a]), 1.0
                 else:
                     w, sign = self.cs * P[:, a] * P[:, b], -1.0
-                block = self.rows.add_gram(np.zeros((m1, m1)), w, every, sign)
-                block = block + np.tril(block, -1).T
+                block = symmetric_from_lower(
+                    self.rows.add_gram(self.rows.square(m1), w, every, sign))
                 H[a * m1:(a + 1) * m1, b * m1:(b + 1) * m1] = block
                 H[b * m1:(b + 1) * m1, a * m1:(a + 1) * m1] = block.T
-        H[np.diag_indices_from(H)] += 1.0
-        return H
+        return add_to_diagonal(H, 1.0)
 
     def result(self, Z, tol, n_iter, converged, status, gnorm, scale, history):
         G = self.logits(Z)
@@ -312,14 +318,11 @@ class _KroneckerPreconditioner:
             w, shrink = P[:, 0] * (1.0 - P[:, 0]), 1.0
         else:
             w, shrink = (1.0 - np.einsum("ij,ij->i", P, P)) * q / (q - 1), 1.0 / q
-        A = _weighted_gram(problem, problem.cs * w)
-        A *= shrink
-        A[np.diag_indices_from(A)] += 1.0
+        A = add_to_diagonal(_weighted_gram(problem, problem.cs * w) * shrink, 1.0)
         self.binary, self.L = problem.binary, spd_cholesky(A)[0]
 
     def _solve(self, R):
-        return solve_triangular(self.L, solve_triangular(self.L, R, lower=True,
-                                check_finite=False), lower=True, trans="T", check_finite=False)
+        return cholesky_solve(self.L, R)
 
     def __call__(self, R):
         if self.binary:
@@ -331,9 +334,9 @@ class _KroneckerPreconditioner:
 def _weighted_gram(problem, w):
     """[F 1]^T diag(w) [F 1] (float64, both triangles) on the curvature rows (float32 on the
     CG path: the preconditioner needs no more)."""
-    A = problem.curv.add_gram(np.zeros((problem.m + 1,) * 2), w,
+    A = problem.curv.add_gram(problem.curv.square(problem.m + 1), w,
                               np.arange(problem.curv.shape[0]), 1.0)
-    return A + np.tril(A, -1).T
+    return symmetric_from_lower(A)
 
 
 def _pcg(hessp, b, precond, rtol, atol_inf, maxiter):

@@ -49,6 +49,7 @@ import numpy as np
 
 from ..compute import (
     blas_threads,
+    copy_array,
     map_balanced,
     planned_threads,
     spd_solve,
@@ -294,13 +295,13 @@ class _State:
         in a few iterations). So a Hessian that needs a
         jitter is rebuilt in float64 at once, and after F32_PATIENCE iterations of a problem
         (exact Newton takes 4-8) every later Hessian is summed in float64."""
-        with _solve_threads(threads, len(H)):
+        with _solve_threads(threads, H.shape[0]):
             d, _, jitter = spd_solve(H, rhs)
         if jitter == 0 or exact:
             return d, H, exact
         self.gram_dtype = np.dtype(np.float64)
         H = rebuild()
-        with _solve_threads(threads, len(H)):
+        with _solve_threads(threads, H.shape[0]):
             return spd_solve(H, rhs)[0], H, True
 
     def _hessian_of(self, j, act, cs, n_threads, rebuild):
@@ -315,15 +316,16 @@ class _State:
         if len(enter) + len(leave) >= np.count_nonzero(act) or (self._exact() and not exact_prev):
             return rebuild(), self._exact()
         dtype = self.gram_dtype
-        H = H_prev.copy() if shared else H_prev
+        H = copy_array(H_prev) if shared else H_prev
         self.rows.add_gram(H, cs, enter, 1.0, n_threads, dtype)
         self.rows.add_gram(H, cs, leave, -1.0, n_threads, dtype)
         return H, exact_prev and dtype == np.float64
 
     def _hessian(self, cs, rows, threads):
         """``I + [F 1]_rows^T diag(cs_rows) [F 1]_rows`` (float64; its lower triangle, the
-        upper one zero), summed in the Hessians' current precision."""
-        H = np.eye(self.rows.shape[1] + 1)
+        upper one zero), summed in the Hessians' current precision, where the provider
+        keeps its squares (the host, or the rows' device)."""
+        H = self.rows.square(self.rows.shape[1] + 1, 1.0)
         return self.rows.add_gram(H, cs, rows, 1.0, threads, self.gram_dtype)
 
     def step(self, todo, D):
