@@ -377,9 +377,9 @@ def test_the_newton_solvers_form_and_factor_their_systems_on_the_device(xps, mon
     import array_api_compat
 
     from sparsekernel.compute import Backend
+    from sparsekernel.solvers._rows import NamespaceRows
     from sparsekernel.solvers.logistic import logistic_newton
     from sparsekernel.solvers.newton_ovr import newton_ovr
-    from sparsekernel.solvers._rows import NamespaceRows
 
     rng = np.random.default_rng(0)
     n, m = (1200, 700) if solver == "logistic_cg" else (1500, 40)
@@ -429,3 +429,39 @@ def test_spd_systems_on_a_namespace_follow_numpys_jitter_policy(xps):
     bad[3, 2] = np.nan
     with pytest.raises(NonFiniteError):
         spd_cholesky(xps.asarray(bad))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("duplicates", [False, True])
+def test_kmeans_landmarks_are_chosen_on_the_device(xps, dispatch, monkeypatch, dtype,
+                                                   duplicates):
+    """basis='kmeans' runs its Lloyd iterations on the namespace's device, with NumPy's
+    start rows and steps: the same centres (to rounding), also when duplicate rows leave
+    clusters empty (relocated to the farthest rows, as on NumPy)."""
+    import sklearn
+
+    from sparsekernel import LowRankSVC, NystromFeatures
+    from sparsekernel.basis import _lloyd
+
+    calls = []
+    original = _lloyd._lloyd_on
+
+    def spy(xp, X, *args):
+        calls.append(type(X).__module__)
+        return original(xp, X, *args)
+
+    monkeypatch.setattr(_lloyd, "_lloyd_on", spy)
+    X, y = _data(dtype, 1200)
+    if duplicates:  # a third of the rows repeat 10 points: duplicate start rows
+        X[::3] = X[:10].repeat(40, axis=0)[: len(X[::3])]
+    params = dict(n_basis=30, basis="kmeans", gamma=2.0, random_state=0)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref = NystromFeatures(**params).fit(X)
+    est = NystromFeatures(**params).fit(xps.asarray(X))
+    assert calls and all(module.split(".")[0] == xps.name for module in calls)
+    np.testing.assert_allclose(np.asarray(est.basis_), ref.basis_, rtol=0,
+                               atol=RTOL[dtype] * np.abs(ref.basis_).max())
+    calls.clear()  # and a classifier's (its whitening is on the host; above 3,000 rows,
+    X, y = _data(dtype, 3500)  # which it fits on a host copy and moves)
+    clf = LowRankSVC(**params).fit(xps.asarray(X), xps.asarray(y))
+    assert calls and xps.owns(clf.basis_)

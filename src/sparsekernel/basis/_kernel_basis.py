@@ -28,7 +28,8 @@ def _accepts_kernel(selector):
 
 def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                      memory_budget=None, n_basis="auto", basis="random", random_state=None,
-                     max_n_basis=None, C=1.0, all_rows_up_to=None, n_rows=None):
+                     max_n_basis=None, C=1.0, all_rows_up_to=None, n_rows=None,
+                     X_device=None):
     """Resolve the kernel on X, choose Z with it, finish the kernel.
 
     A selector thus always receives the estimator's own kernel (kind, degree, coef0, gamma
@@ -60,6 +61,11 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     n_rows : int, optional
         The fit's rows when X is a sample of them (a dask collection's): 'auto' and a
         fractional ``n_basis`` are sized for n_rows (at most X's rows are chosen).
+    X_device : array of shape (n, d), optional
+        X's rows on an array-API namespace's device (a fit under ``array_api_dispatch``):
+        a selector that computes on the rows and supports it (``supports_array_api``:
+        k-means) chooses there, and its centres are arrays of that namespace. The kernel's
+        gamma and 'auto' are resolved on X.
 
     Returns
     -------
@@ -69,12 +75,13 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     """
     with fit_step("basis-selection"):  # a step of the running fit, for its callbacks
         return _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis,
-                                 basis, random_state, max_n_basis, C, all_rows_up_to, n_rows)
+                                 basis, random_state, max_n_basis, C, all_rows_up_to, n_rows,
+                                 X_device)
 
 
 def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis, basis,
                       random_state, max_n_basis=None, C=1.0, all_rows_up_to=None,
-                      n_rows=None):
+                      n_rows=None, X_device=None):
     from ._registry import make_basis_selector  # (every selector: loaded at the first fit)
 
     kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X)
@@ -97,7 +104,9 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
             auto = max_n_basis
         m = min(resolve_n_basis(n_basis, n if n_rows is None else n_rows, auto, note), n)
     extra = {"kernel": kern} if _accepts_kernel(selector) else {}
-    res = selector.select(X, y, n_basis=m, random_state=rng, **extra)
+    on_device = X_device is not None and getattr(selector, "supports_array_api", False)
+    res = selector.select(X_device if on_device else X, y, n_basis=m, random_state=rng,
+                          **extra)
     if res.gamma is not None:  # per-centre widths from the selector replace gamma
         kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X, res.gamma)
     return kern, res

@@ -5,6 +5,11 @@ nothing more, and importing ``sklearn.cluster`` in a fresh process costs as much
 of a small LowRankSVC fit. Here the distances of a row block to the centres are one product
 ``X_b Z^T`` (dense or CSR rows) on the planned threads, the new centres one sparse-indicator
 product ``S X``; nothing larger than a block of distances is formed.
+
+The same iterations run on an array-API namespace's device (:func:`lloyd` of a dense array
+of CuPy, PyTorch, ...): the start rows are drawn on the host from the same generator, the
+distances are the same products, and the new centres are the sums of one-hot products
+``onehot(labels_b)^T X_b`` block by block (the array API has no scatter-add).
 """
 
 from __future__ import annotations
@@ -12,7 +17,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..compute import map_threads, max_threads, planned_threads, row_slices
+from ..compute import (
+    dtype_name,
+    map_threads,
+    max_threads,
+    namespace_of,
+    planned_threads,
+    row_slices,
+    to_numpy,
+)
 from ..kernels._functions import squared_norms
 
 __all__ = ["lloyd"]
@@ -26,7 +39,8 @@ def lloyd(X, n_clusters, max_iter, rng, block_bytes=_BLOCK_BYTES):
 
     Parameters
     ----------
-    X : ndarray or CSR matrix of shape (n, d)
+    X : ndarray or CSR matrix of shape (n, d), or a dense array of an array-API namespace
+        (then computed on its device, module docstring)
     n_clusters : int
         At most n.
     max_iter : int
@@ -37,12 +51,14 @@ def lloyd(X, n_clusters, max_iter, rng, block_bytes=_BLOCK_BYTES):
 
     Returns
     -------
-    ndarray or CSR matrix of shape (n_clusters, d)
+    ndarray, CSR matrix or array of X's namespace, of shape (n_clusters, d)
         Centres in X's dtype (float32 or float64): dense, or CSR for CSR rows whose dense
         centres would not fit in a block of distances (wide sparse data: a mean of sparse
         rows is as sparse as their union, while the dense loop holds about four m x d
         arrays). A cluster that loses every row keeps its previous centre.
     """
+    if not sp.issparse(X) and namespace_of(X) is not np:
+        return _lloyd_on(namespace_of(X), X, n_clusters, max_iter, rng, block_bytes)
     n, d = X.shape
     dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
     start = X[np.sort(rng.choice(n, n_clusters, replace=False))]
@@ -128,3 +144,54 @@ def _sparse_means(sums, counts, old, relocated, empty):
     stacked = sp.vstack([sp.diags(scale) @ sums, old, relocated.astype(old.dtype)],
                         format="csr", dtype=old.dtype)
     return stacked[order]
+
+
+def _lloyd_on(xp, X, n_clusters, max_iter, rng, block_bytes):
+    """:func:`lloyd` on a namespace's device (dense X): the same start rows and steps."""
+    import array_api_compat
+
+    device = array_api_compat.device(X)
+    n, m = X.shape[0], n_clusters
+    start = np.sort(rng.choice(n, n_clusters, replace=False))
+    centers = xp.take(X, xp.asarray(start, device=device), axis=0)
+    # Rows a block: its distances (or one-hot labels) and their temporary within block_bytes.
+    itemsize = np.dtype(dtype_name(X.dtype)).itemsize
+    step = max(1, int(block_bytes // (2 * itemsize * max(m, 1))))
+    blocks = [slice(a, min(n, a + step)) for a in range(0, n, step)]
+    classes = xp.reshape(xp.arange(m, device=device), (1, -1))
+    labels = None
+    for _ in range(max_iter):
+        minus_2zt = -2.0 * centers.T
+        z2 = xp.reshape(xp.sum(centers * centers, axis=1), (1, -1))
+        nearest, dists = [], []
+        for b in blocks:  # one block of distances at a time
+            D = X[b, :] @ minus_2zt + z2
+            nearest.append(xp.argmin(D, axis=1))
+            dists.append(xp.min(D, axis=1))
+        new, dist = xp.concat(nearest), xp.concat(dists)
+        if labels is not None and bool(xp.all(new == labels)):
+            break
+        labels = new
+        sums = xp.zeros(centers.shape, dtype=X.dtype, device=device)
+        counts = xp.zeros((m,), dtype=X.dtype, device=device)
+        for b in blocks:
+            onehot = xp.astype(xp.reshape(labels[b], (-1, 1)) == classes, X.dtype)
+            sums += onehot.T @ X[b, :]
+            counts += xp.sum(onehot, axis=0)
+        full = counts > 0
+        centers = xp.where(xp.reshape(full, (-1, 1)),
+                           sums / xp.reshape(xp.where(full, counts, xp.ones_like(counts)),
+                                             (-1, 1)), centers)
+        counts_host = to_numpy(counts).astype(np.int64)
+        empty = np.flatnonzero(counts_host == 0)
+        if empty.size:  # relocated as in _means (rare: duplicate start rows), on the host
+            labels_host = to_numpy(labels)
+            far = to_numpy(dist).astype(np.float64) + to_numpy(
+                xp.sum(X * X, axis=1)).astype(np.float64)
+            far[counts_host[labels_host] == 1] = -np.inf
+            take = np.sort(np.argpartition(-far, min(empty.size, n) - 1)[:empty.size])
+            host = to_numpy(centers).copy()
+            host[empty[:take.size]] = to_numpy(xp.take(X, xp.asarray(take, device=device),
+                                                        axis=0))
+            centers = xp.asarray(host, device=device)
+    return centers

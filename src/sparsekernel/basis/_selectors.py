@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state
 
-from ..compute import max_threads
+from ..compute import max_threads, namespace_of
 from ._base import BasisResult, BasisSelector, subsample_rows
 from ._lloyd import _BLOCK_BYTES, lloyd
 
@@ -102,9 +102,25 @@ class KMeansBasis(BasisSelector):
         self.subsample = subsample
         self.init = init
 
+    @property
+    def supports_array_api(self):
+        """Whether :meth:`select` computes on X's device for X of an array-API namespace
+        (our Lloyd loop, :func:`~sparsekernel.basis._lloyd.lloyd`; not scikit-learn's
+        k-means++)."""
+        return self.init == "random"
+
     def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):
         rng = check_random_state(random_state)
         rows = subsample_rows(X.shape[0], self.subsample, rng, n_basis)
+        if not sp.issparse(X) and namespace_of(X) is not np:  # on X's device
+            from array_api_compat import device
+
+            xp = namespace_of(X)
+            X = xp.take(X, xp.asarray(rows, device=device(X)), axis=0)
+            if n_basis >= X.shape[0]:
+                return BasisResult(centers=X, indices=rows)
+            return BasisResult(centers=lloyd(X, n_basis, self.max_iter, rng,
+                                             _distance_bytes(kernel)))
         if n_basis >= X.shape[0]:  # as many clusters as rows: the rows are the centres
             return BasisResult(centers=X[rows], indices=rows)
         if self.init == "random":  # our Lloyd loop: no sklearn.cluster import (_lloyd.py)

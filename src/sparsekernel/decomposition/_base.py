@@ -45,11 +45,12 @@ class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEsti
             check_n_samples(self, X)
         return X
 
-    def _fit_basis(self, X, y_basis=None, gamma=None, n_rows=None):
+    def _fit_basis(self, X, y_basis=None, gamma=None, n_rows=None, X_device=None):
         """Set ``basis_``, ``basis_indices_``, ``gamma_``; return the fitted kernel
-        (``gamma``, ``n_rows``: see :meth:`_fit_kernel_basis`)."""
+        (``gamma``, ``n_rows``, ``X_device``: see :meth:`_fit_kernel_basis`)."""
         if self.n_basis is not None:
-            return self._fit_kernel_basis(X, y_basis, gamma=gamma, n_rows=n_rows)[0]
+            return self._fit_kernel_basis(X, y_basis, gamma=gamma, n_rows=n_rows,
+                                          X_device=X_device)[0]
         check_full_kernel(self, X)
         kern = self._view_kernel(X)
         self.basis_, self.basis_indices_ = X.copy(), np.arange(X.shape[0])

@@ -161,11 +161,11 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
 
     def _fit_on(self, backend, X, sample_weight):
         """:meth:`fit` on an array-API backend: the moments of K(X, Z), the Nystrom map,
-        the eigenproblem and the fitted arrays on X's device (the basis chosen from a host
-        copy of X)."""
+        the eigenproblem, k-means landmarks and the fitted arrays on X's device (gamma and
+        'auto' resolved on a host copy of X)."""
         X = self._validate_X(X, reset=True)
         sw = check_sample_weight(to_numpy(sample_weight), X.shape[0])
-        kern = self._fit_basis(to_numpy(X))
+        kern = self._fit_basis(to_numpy(X), X_device=X)
         xp = backend.xp
         Z = xp_basis(backend, X, self.basis_indices_, self.basis_)
         mean, cov = weighted_moments_on(

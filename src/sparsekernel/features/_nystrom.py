@@ -26,6 +26,8 @@ m, and no eigendecomposition.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from scipy.linalg import eigh
 from scipy.linalg.lapack import dpstrf, dtrtri
@@ -291,16 +293,20 @@ class NystromMapMixin:
     _M_SQUARES = 6
 
     def _fit_map(self, X, y_basis=None, method="eigh", max_n_basis=None, planned=False,
-                 gamma=None, n_rows=None):
+                 gamma=None, n_rows=None, X_device=None):
         """Landmarks chosen with this estimator's kernel, then whitened; stores the map.
 
         ``planned=True``: the features are in :func:`~sparsekernel.utils.feature_dtype`'s
         precision for ``n_rows`` (default: X's rows) and m (float32 for large float64
         problems), else the input's. ``gamma``: see :meth:`_fit_kernel_basis`; ``gamma``
-        and ``n_rows`` serve a map fitted on a sample of the rows it will transform.
+        and ``n_rows`` serve a map fitted on a sample of the rows it will transform;
+        ``X_device``: X's rows on a namespace's device, where k-means chooses the landmarks
+        (then whitened on the host).
         """
         kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis, gamma=gamma,
-                                           n_rows=n_rows)
+                                           n_rows=n_rows, X_device=X_device)
+        if X_device is not None:
+            res = dataclasses.replace(res, centers=to_numpy(res.centers))
         return self._map_on_basis(kern, res, X, method, planned, n_rows)
 
     def _map_on_basis(self, kern, res, X, method="eigh", planned=False, n_rows=None):
@@ -326,15 +332,16 @@ class NystromMapMixin:
     def _fit_rows_on(self, backend, X, y, sample_weight, whitening, planned=False):
         """The labels, weights and map of a classifier fitted on an array-API backend, and
         the provider of its features on X's device:
-        ``(y_enc, Y, sw, NamespaceRows)``. Labels, weights and the map (landmarks and
-        whitening, m x m) come from a host copy of the data, as for a Dask collection; the
-        n x m features are computed and kept on the device."""
+        ``(y_enc, Y, sw, NamespaceRows)``. Labels, weights, gamma and the whitening
+        (m x m) come from a host copy of the data, as for a Dask collection; k-means
+        landmarks are chosen on the device, and the n x m features are computed and kept
+        there."""
         from ..solvers._rows import NamespaceRows
 
         X = self._validate_X(X, reset=True)
         X_host, y_enc, Y, sw = self._classifier_data(to_numpy(X), to_numpy(y),
                                                      to_numpy(sample_weight))
-        fmap = self._fit_map(X_host, y_enc, whitening, planned=planned)
+        fmap = self._fit_map(X_host, y_enc, whitening, planned=planned, X_device=X)
         # memory_budget caps the device's memory as the host's: the features are stored
         # there (streaming them on a device is not implemented), with the per-row vectors.
         n, r = X.shape[0], fmap.n_components
@@ -457,15 +464,15 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
         """Choose the landmarks from X and whiten K(Z, Z).
 
         Under ``array_api_dispatch`` with X of another namespace (a GPU's), the kernel, the
-        eigendecomposition of K(Z, Z) and the fitted arrays are on X's device; the
-        landmarks are chosen from a host copy of X.
+        eigendecomposition of K(Z, Z), k-means landmarks and the fitted arrays are on X's
+        device; gamma and 'auto' are resolved on a host copy of X.
         """
         X = self._validate_X(X, reset=True)
         backend = backend_of(X)
         if backend.is_numpy:
             self.n_components_ = self._fit_map(X).n_components
             return self
-        kern, res = self._fit_kernel_basis(to_numpy(X))
+        kern, res = self._fit_kernel_basis(to_numpy(X), X_device=X)
         Z = xp_basis(backend, X, res.indices, res.centers)
         fmap = nystrom_map_on(backend, kern, Z, self.rcond)
         self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, res.indices, kern.gamma

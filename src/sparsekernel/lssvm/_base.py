@@ -343,8 +343,9 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         """The reduced LS-SVM on an array-API backend (``array_api_dispatch``): the features
         and each block's centred moments on X's device (:meth:`_Moments.of_rows`), merged
         and solved on the host as for a Dask collection, the fitted arrays moved to the
-        device. Labels, weights and the landmarks come from a host copy (as :meth:`fit`
-        handles them); the exact LS-SVM (``n_basis=None``) stays NumPy's."""
+        device. Labels, weights and gamma come from a host copy (as :meth:`fit` handles
+        them), k-means landmarks from the device; the exact LS-SVM (``n_basis=None``)
+        stays NumPy's."""
         if self.n_basis is None:
             raise ValueError(
                 f"{type(self).__name__} with n_basis=None is the exact LS-SVM, which runs on "
@@ -352,7 +353,7 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
                 f"{backend!r}, or NumPy arrays.")
         X = self._validate_X(X, reset=True)
         X_host, Y, sw, y_enc = fit_data(self, to_numpy(X), to_numpy(y), to_numpy(sample_weight))
-        kern, basis = self._fit_kernel_basis(X_host, y_enc)
+        kern, basis = self._fit_kernel_basis(X_host, y_enc, X_device=X)
         xp, wide = backend.xp, backend.widest_float()
         Z = xp_basis(backend, X, basis.indices, basis.centers)
         fmap = nystrom_map_on(backend, kern, Z)
