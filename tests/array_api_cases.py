@@ -306,16 +306,25 @@ def test_scikit_learns_array_api_check(xps, name, dtype_name):
                               dtype_name=dtype_name, check_values=check_values)
 
 
-def test_memory_budget_caps_the_devices_features(xps, dispatch):
-    """The features stored on the device are planned against memory_budget: a fit whose
-    n x m features exceed it is refused before they are computed, naming the device."""
+def test_memory_budget_caps_the_devices_features_and_squares(xps, dispatch):
+    """The features stored on the device and the solver's squares formed there are planned
+    against memory_budget: a fit whose features fit but not with the squares is refused
+    before they are computed, naming the device; a budget for both fits."""
+    import sklearn
+
     from sparsekernel import LowRankSVC
     from sparsekernel.utils import MemoryBudgetError
 
     X, y = _data(np.float64, 4000)
-    with pytest.raises(MemoryBudgetError, match="stored on the device"):
-        LowRankSVC(n_basis=200, memory_budget="4MB", random_state=0).fit(
+    with sklearn.config_context(array_api_dispatch=False):  # (the independent landmarks
+        r = LowRankSVC(n_basis=200, random_state=0).fit(X, y).normalization_.shape[1]
+    features = 4000 * r * 8  # of the 200, which Cholesky whitening keeps)
+    with pytest.raises(MemoryBudgetError, match="are on the device") as info:
+        LowRankSVC(n_basis=200, memory_budget=1.2 * features, random_state=0).fit(
             xps.asarray(X), xps.asarray(y))
+    assert "solver squares" in str(info.value)
+    LowRankSVC(n_basis=200, memory_budget=2 * features, random_state=0).fit(
+        xps.asarray(X), xps.asarray(y))
 
 
 def test_data_frames_and_dask_arrays_under_dispatch_keep_their_paths(dispatch):

@@ -343,15 +343,21 @@ class NystromMapMixin:
                                                      to_numpy(sample_weight))
         fmap = self._fit_map(X_host, y_enc, whitening, planned=planned, X_device=X)
         # memory_budget caps the device's memory as the host's: the features are stored
-        # there (streaming them on a device is not implemented), with the per-row vectors.
+        # there (streaming them on a device is not implemented), and the solver's squares
+        # (its Hessians and their factors) are formed there.
         n, r = X.shape[0], fmap.n_components
         itemsize = 4 if dtype_name(fmap.dtype or X.dtype) == "float32" else 8
         MemoryPlan(type(self).__name__, parse_memory_budget(self.memory_budget),
                    features=float(n) * r * itemsize,
-                   targets=8.0 * n * (Y.shape[1] + 1)).require(
-            f"on {backend!r} the n x m features are stored on the device: lower n_basis "
-            "or raise memory_budget (the device's memory)")
+                   solver_squares=self._device_squares(r, Y.shape[1])).require(
+            f"on {backend!r} the n x m features and the solver's (m+1)-square systems are "
+            "on the device: lower n_basis or raise memory_budget (the device's memory)")
         return y_enc, Y, sw, NamespaceRows(fmap.transform(X), backend)
+
+    def _device_squares(self, m, k):
+        """Bytes of the solver's squares on a namespace's device, for m features and k
+        problems (:meth:`_fit_rows_on`; the estimators that fit there define it)."""
+        raise NotImplementedError
 
     def _map(self):
         return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_,

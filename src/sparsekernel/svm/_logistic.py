@@ -146,6 +146,11 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
                 "solver": logistic_newton_bytes(n, m, 1 if k == 1 else k, itemsize,
                                                 max_threads())}
 
+    def _device_squares(self, m, k):
+        """logistic_newton's squares (its memory without the per-row arrays, which stay
+        on the host)."""
+        return logistic_newton_bytes(0, m, k, 8, max_threads())
+
     def fit(self, X, y, sample_weight=None):
         """Fit the model on (X, y).
 

@@ -40,6 +40,7 @@ from ..basis._base import BasisResult
 from ..compute import backend_of, model_to_namespace, to_numpy
 from ..features._nystrom import NystromMapMixin, nystrom_from_basis, nystrom_map_spec
 from ..solvers import SelectiveBlockMinimization, dual_cd, newton_kernel_bytes
+from ..solvers.newton_ovr import newton_ovr_bytes
 from ..utils import (
     Interval,
     Options,
@@ -316,6 +317,12 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
             self, rows, Y, sw, self._problem_labels, Budget(self))
         model_to_namespace(self, X)
         return self
+
+    def _device_squares(self, m, k):
+        """newton_ovr's squares and gathers (its memory without the per-row arrays, which
+        stay on the host)."""
+        budget = Budget(self)
+        return newton_ovr_bytes(0, m, k, budget.threads, budget.hessians, budget.gather(m))
 
     def _fit_all_rows(self, X, Y, sw, kern):
         """The kernel machine on every row, solved in the rows' coordinates
