@@ -474,3 +474,42 @@ def test_kmeans_landmarks_are_chosen_on_the_device(xps, dispatch, monkeypatch, d
     X, y = _data(dtype, 3500)  # which it fits on a host copy and moves)
     clf = LowRankSVC(**params).fit(xps.asarray(X), xps.asarray(y))
     assert calls and xps.owns(clf.basis_)
+
+
+# (scikit-learn's StandardScaler divides 0 by 0 in its incremental variance on
+# array_api_strict, which warns where NumPy's own path does not)
+@pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")
+def test_pipelines_and_searches_run_on_the_namespace(xps, dispatch):
+    """scikit-learn's tools around the estimators under dispatch: a Pipeline with its
+    array-API StandardScaler, searched by GridSearchCV, scores as on NumPy; temperature
+    calibration of an SVM gives probabilities in the namespace, as on NumPy (scikit-learn's
+    sigmoid and isotonic calibrations are NumPy's only)."""
+    import sklearn
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from sparsekernel import LowRankSVC
+
+    X, y = _data(np.float64, 3500)
+    y = y + (X[:, 0] > 1.0)
+
+    def search(X, y):
+        pipe = make_pipeline(StandardScaler(), LowRankSVC(n_basis=40, random_state=0))
+        return GridSearchCV(pipe, {"lowranksvc__C": [0.1, 10.0]}, cv=3).fit(X, y)
+
+    def calibrated(X, y):
+        return CalibratedClassifierCV(LowRankSVC(n_basis=40, random_state=0),
+                                      method="temperature", cv=3).fit(X, y).predict_proba(X)
+
+    with sklearn.config_context(array_api_dispatch=False):
+        ref, ref_proba = search(X, y), calibrated(X, y)
+    got = search(xps.asarray(X), xps.asarray(y))
+    assert got.best_params_ == ref.best_params_
+    np.testing.assert_allclose(got.cv_results_["mean_test_score"],
+                               ref.cv_results_["mean_test_score"], atol=1e-12)
+    assert xps.owns(got.predict(xps.asarray(X)))
+    proba = calibrated(xps.asarray(X), xps.asarray(y))
+    assert xps.owns(proba)
+    np.testing.assert_allclose(np.asarray(proba), ref_proba, rtol=0, atol=1e-6)
