@@ -513,3 +513,34 @@ def test_pipelines_and_searches_run_on_the_namespace(xps, dispatch):
     proba = calibrated(xps.asarray(X), xps.asarray(y))
     assert xps.owns(proba)
     np.testing.assert_allclose(np.asarray(proba), ref_proba, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_lowrank_svc_eigen_whitening_is_computed_on_the_device(xps, dispatch, monkeypatch,
+                                                               dtype):
+    """LowRankSVC(whitening='eigh') whitens on the device (no host map is made) and gives
+    the NumPy model's decision values; its map lives in the namespace."""
+    import sklearn
+
+    from sparsekernel import LowRankSVC
+    from sparsekernel.features import _nystrom
+
+    X, y = _data(dtype, 3500)
+    y = y + (X[:, 0] > 1.0)
+    params = dict(n_basis=40, gamma=2.0, C=10.0, random_state=0, tol=1e-8, whitening="eigh")
+    with sklearn.config_context(array_api_dispatch=False):
+        ref = LowRankSVC(**params).fit(X, y)
+        expected = ref.decision_function(X)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the map was made on the host")
+
+    monkeypatch.setattr(_nystrom, "nystrom_from_basis", refuse)
+    est = LowRankSVC(**params).fit(xps.asarray(X), xps.asarray(y))
+    assert xps.owns(est.normalization_) and xps.owns(est.eigenvalues_)
+    got = est.decision_function(xps.asarray(X))
+    X64 = X.astype(np.float64)
+    monkeypatch.undo()
+    tol = _tolerance(dtype, expected,
+                     lambda: LowRankSVC(**params).fit(X64, y).decision_function(X64))
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=0, atol=tol)

@@ -301,13 +301,33 @@ class NystromMapMixin:
         problems), else the input's. ``gamma``: see :meth:`_fit_kernel_basis`; ``gamma``
         and ``n_rows`` serve a map fitted on a sample of the rows it will transform;
         ``X_device``: X's rows on a namespace's device, where k-means chooses the landmarks
-        (then whitened on the host).
+        and the eigen map is computed (Cholesky whitening, LAPACK's pivoted ``pstrf``,
+        which the array API lacks, stays on the host).
         """
         kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis, gamma=gamma,
                                            n_rows=n_rows, X_device=X_device)
-        if X_device is not None:
-            res = dataclasses.replace(res, centers=to_numpy(res.centers))
+        if X_device is None:
+            return self._map_on_basis(kern, res, X, method, planned, n_rows)
+        if method == "eigh":
+            return self._map_on_device(kern, res, X, X_device, planned)
+        res = dataclasses.replace(res, centers=to_numpy(res.centers))
         return self._map_on_basis(kern, res, X, method, planned, n_rows)
+
+    def _map_on_device(self, kern, res, X, X_device, planned):
+        """:meth:`_map_on_basis` with eigen whitening on the device of ``X_device`` (X's
+        rows there): the same precision and fitted attributes, in that namespace."""
+        backend = backend_of(X_device)
+        xp = backend.xp
+        dtype = (feature_dtype(X.dtype, X.shape[0], res.centers.shape[0]) if planned
+                 else np.result_type(X.dtype, np.float32))
+        Z = xp_basis(backend, X_device, res.indices, res.centers)
+        fmap = nystrom_map_on(backend, kern, Z, self.rcond, getattr(xp, dtype.name))
+        fmap.dtype = dtype if planned else None
+        self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, res.indices, kern.gamma
+        self.normalization_ = (xp.astype(fmap.normalization, getattr(xp, dtype.name))
+                               if planned else fmap.normalization)
+        self.eigenvalues_ = fmap.eigenvalues
+        return fmap
 
     def _map_on_basis(self, kern, res, X, method="eigh", planned=False, n_rows=None):
         """The whitened map on chosen landmarks ``res`` (of the training rows ``X``),
@@ -332,10 +352,10 @@ class NystromMapMixin:
     def _fit_rows_on(self, backend, X, y, sample_weight, whitening, planned=False):
         """The labels, weights and map of a classifier fitted on an array-API backend, and
         the provider of its features on X's device:
-        ``(y_enc, Y, sw, NamespaceRows)``. Labels, weights, gamma and the whitening
-        (m x m) come from a host copy of the data, as for a Dask collection; k-means
-        landmarks are chosen on the device, and the n x m features are computed and kept
-        there."""
+        ``(y_enc, Y, sw, NamespaceRows)``. Labels, weights, gamma and the Cholesky
+        whitening (m x m) come from a host copy of the data, as for a Dask collection;
+        k-means landmarks and the eigen whitening are computed on the device, and the
+        n x m features are computed and kept there."""
         from ..solvers._rows import NamespaceRows
 
         X = self._validate_X(X, reset=True)
