@@ -544,3 +544,29 @@ def test_lowrank_svc_eigen_whitening_is_computed_on_the_device(xps, dispatch, mo
     tol = _tolerance(dtype, expected,
                      lambda: LowRankSVC(**params).fit(X64, y).decision_function(X64))
     np.testing.assert_allclose(np.asarray(got), expected, rtol=0, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_device_gram_sums_in_chunks_equal_the_hosts(xps, dtype):
+    """NamespaceRows.add_gram, gathering a few rows at a time, adds the host provider's
+    sum to the lower triangle of its device square (the upper one untouched), with the
+    bias border, for added and removed row sets."""
+    import array_api_compat
+
+    from sparsekernel.compute import Backend, to_numpy
+    from sparsekernel.solvers._rows import ArrayRows, NamespaceRows
+
+    rng = np.random.default_rng(2)
+    F = rng.normal(size=(500, 12)).astype(dtype)
+    w = rng.uniform(0.5, 2.0, 500)
+    rows = np.sort(rng.choice(500, 300, replace=False))
+    Fs = xps.asarray(F)
+    device = NamespaceRows(Fs, Backend(array_api_compat.array_namespace(Fs)),
+                           gather_bytes=8 * 12 * 7)  # 7 rows a chunk: 43 chunks
+    host = ArrayRows(F, threads=1)
+    for sign in (1.0, -1.0):
+        H = device.add_gram(device.square(13, 1.0), w, rows, sign, dtype=np.float64)
+        assert xps.owns(H)
+        expected = host.add_gram(host.square(13, 1.0), w, rows, sign, dtype=np.float64)
+        np.testing.assert_allclose(to_numpy(H), expected, rtol=1e-10, atol=1e-10)
+        assert not np.triu(to_numpy(H) - np.eye(13), 1).any()

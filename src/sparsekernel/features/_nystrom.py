@@ -367,16 +367,17 @@ class NystromMapMixin:
         # (its Hessians and their factors) are formed there.
         n, r = X.shape[0], fmap.n_components
         itemsize = 4 if dtype_name(fmap.dtype or X.dtype) == "float32" else 8
+        squares, gather = self._device_squares(r, Y.shape[1])
         MemoryPlan(type(self).__name__, parse_memory_budget(self.memory_budget),
-                   features=float(n) * r * itemsize,
-                   solver_squares=self._device_squares(r, Y.shape[1])).require(
+                   features=float(n) * r * itemsize, solver_squares=squares).require(
             f"on {backend!r} the n x m features and the solver's (m+1)-square systems are "
             "on the device: lower n_basis or raise memory_budget (the device's memory)")
-        return y_enc, Y, sw, NamespaceRows(fmap.transform(X), backend)
+        return y_enc, Y, sw, NamespaceRows(fmap.transform(X), backend, gather)
 
     def _device_squares(self, m, k):
-        """Bytes of the solver's squares on a namespace's device, for m features and k
-        problems (:meth:`_fit_rows_on`; the estimators that fit there define it)."""
+        """``(bytes, gather_bytes)``: the solver's squares and row gathers on a namespace's
+        device for m features and k problems, and the bytes of one gather
+        (:meth:`_fit_rows_on`; the estimators that fit there define it)."""
         raise NotImplementedError
 
     def _map(self):

@@ -333,11 +333,19 @@ class NamespaceRows:
         dt = self.backend.widest_float() if wide else xp.float32
         w = np.asarray(weights, dtype=np.float64)[rows]
         step = max(1, int(self.gather_bytes // ((8 if wide else 4) * max(m, 1))))
+        gram, border = None, None  # the chunks' sums, in H's precision
         for start in range(0, len(rows), step):
             root = self.backend.asarray(np.sqrt(w[start:start + step]), dt)
             G = xp.astype(self._rows(rows[start:start + step]), dt) * xp.reshape(root, (-1, 1))
-            H[:m, :m] += sign * xp.astype(xp.tril(G.T @ G), H.dtype)
-            H[m, :m] += sign * xp.astype(xp.reshape(root, (1, -1)) @ G, H.dtype)[0, :]
+            part = xp.astype(G.T @ G, H.dtype)
+            if gram is None:
+                gram = part
+            else:
+                gram += part
+            part = xp.astype(xp.reshape(root, (1, -1)) @ G, H.dtype)[0, :]
+            border = part if border is None else border + part  # (m values)
+        H[:m, :m] += sign * xp.tril(gram)
+        H[m, :m] += sign * border
         H[m, m] += sign * float(w.sum())
         return H
 

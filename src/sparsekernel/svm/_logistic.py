@@ -37,6 +37,7 @@ from ..features._nystrom import NystromMapMixin, nystrom_map_spec
 from ..solvers.logistic import logistic_newton, logistic_newton_bytes
 from ..utils import Interval, Options, SolverProgress, constraints, is_dask_collection
 from ..utils.fitted_spec import CLASSES, INFO, Floats
+from ._memory import Budget
 
 __all__ = ["KernelLogisticRegression"]
 
@@ -148,8 +149,9 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
 
     def _device_squares(self, m, k):
         """logistic_newton's squares (its memory without the per-row arrays, which stay
-        on the host)."""
-        return logistic_newton_bytes(0, m, k, 8, max_threads())
+        on the host) and one row gather, and that gather's bytes."""
+        gather = Budget(self).gather(m)
+        return logistic_newton_bytes(0, m, k, 8, max_threads()) + gather, gather
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model on (X, y).

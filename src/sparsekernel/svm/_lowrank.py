@@ -320,9 +320,10 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
 
     def _device_squares(self, m, k):
         """newton_ovr's squares and gathers (its memory without the per-row arrays, which
-        stay on the host)."""
+        stay on the host), and one gather's bytes."""
         budget = Budget(self)
-        return newton_ovr_bytes(0, m, k, budget.threads, budget.hessians, budget.gather(m))
+        gather = budget.gather(m)
+        return newton_ovr_bytes(0, m, k, budget.threads, budget.hessians, gather), gather
 
     def _fit_all_rows(self, X, Y, sw, kern):
         """The kernel machine on every row, solved in the rows' coordinates
