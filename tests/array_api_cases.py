@@ -516,33 +516,46 @@ def test_pipelines_and_searches_run_on_the_namespace(xps, dispatch):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_lowrank_svc_eigen_whitening_is_computed_on_the_device(xps, dispatch, monkeypatch,
-                                                               dtype):
-    """LowRankSVC(whitening='eigh') whitens on the device (no host map is made) and gives
-    the NumPy model's decision values; its map lives in the namespace."""
+@pytest.mark.parametrize("name,whitening", [("LowRankSVC", "eigh"), ("LowRankSVC", "cholesky"),
+                                            ("KernelLogisticRegression", None)])
+def test_the_classifiers_whiten_on_the_device(xps, dispatch, monkeypatch, dtype, name,
+                                              whitening):
+    """The Nystrom classifiers whiten on the device (no host map is made), by eigen
+    decomposition or pivoted Cholesky (the default of both, with LAPACK's landmarks, here
+    duplicates among them), and give the NumPy model's decision values; the map lives in
+    the namespace."""
     import sklearn
 
-    from sparsekernel import LowRankSVC
+    import sparsekernel
     from sparsekernel.features import _nystrom
 
+    Est = getattr(sparsekernel, name)
     X, y = _data(dtype, 3500)
+    X[100:110] = X[:10]  # duplicate landmarks: Cholesky whitening keeps one of each
     y = y + (X[:, 0] > 1.0)
-    params = dict(n_basis=40, gamma=2.0, C=10.0, random_state=0, tol=1e-8, whitening="eigh")
+    params = dict(n_basis=40, gamma=2.0, C=10.0, random_state=0, tol=1e-8,
+                  basis=np.vstack([X[:30], X[100:110]]))
+    if whitening is not None:
+        params["whitening"] = whitening
     with sklearn.config_context(array_api_dispatch=False):
-        ref = LowRankSVC(**params).fit(X, y)
+        ref = Est(**params).fit(X, y)
         expected = ref.decision_function(X)
+    if whitening != "eigh":
+        assert ref.basis_.shape[0] == 30  # (the duplicates dropped)
 
     def refuse(*args, **kwargs):
         raise AssertionError("the map was made on the host")
 
     monkeypatch.setattr(_nystrom, "nystrom_from_basis", refuse)
-    est = LowRankSVC(**params).fit(xps.asarray(X), xps.asarray(y))
-    assert xps.owns(est.normalization_) and xps.owns(est.eigenvalues_)
+    est = Est(**params).fit(xps.asarray(X), xps.asarray(y))
+    assert xps.owns(est.normalization_) and xps.owns(est.basis_)
+    np.testing.assert_array_equal(np.asarray(est.basis_), ref.basis_)  # (in LAPACK's order)
     got = est.decision_function(xps.asarray(X))
-    X64 = X.astype(np.float64)
     monkeypatch.undo()
+    X64 = X.astype(np.float64)
+    params["basis"] = params["basis"].astype(np.float64)
     tol = _tolerance(dtype, expected,
-                     lambda: LowRankSVC(**params).fit(X64, y).decision_function(X64))
+                     lambda: Est(**params).fit(X64, y).decision_function(X64))
     np.testing.assert_allclose(np.asarray(got), expected, rtol=0, atol=tol)
 
 
@@ -570,3 +583,33 @@ def test_device_gram_sums_in_chunks_equal_the_hosts(xps, dtype):
         expected = host.add_gram(host.square(13, 1.0), w, rows, sign, dtype=np.float64)
         np.testing.assert_allclose(to_numpy(H), expected, rtol=1e-10, atol=1e-10)
         assert not np.triu(to_numpy(H) - np.eye(13), 1).any()
+
+
+@pytest.mark.parametrize("distinct", [True, False])
+def test_pivoted_cholesky_on_a_namespace_is_lapacks(xps, distinct):
+    """compute.pivoted_cholesky_on chooses pstrf's pivots in pstrf's order (distinct
+    points; with duplicates, the same points), stops at the same rank, and its factor is
+    lower triangular on the pivots and reproduces K there."""
+    from scipy.linalg.lapack import dpstrf
+
+    from sparsekernel.compute import pivoted_cholesky_on, to_numpy
+    from sparsekernel.kernels import Kernel
+
+    rng = np.random.default_rng(3)
+    P = rng.normal(size=(150, 4))
+    if not distinct:
+        P = np.vstack([P, P[:50]])  # rank 150 of 200
+    K = Kernel("rbf", gamma=0.3)(P, P)
+    tol = 1e-12 * np.abs(K).sum(axis=1).max()
+    _, piv, rank, _ = dpstrf(K.copy().T, tol=tol, lower=1)
+    piv = piv[:rank] - 1
+    L, got = pivoted_cholesky_on(xps.asarray(K), tol, block=16)
+    L = to_numpy(L)
+    assert len(got) == rank == 150
+    if distinct:
+        np.testing.assert_array_equal(got, piv)
+    else:
+        np.testing.assert_array_equal(P[got], P[piv])
+    Lp = L[got]
+    assert not np.triu(Lp, 1).any()
+    np.testing.assert_allclose(Lp @ Lp.T, K[np.ix_(got, got)], atol=1e-12)

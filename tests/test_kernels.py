@@ -234,6 +234,16 @@ def test_gram_of_x_with_itself_is_exactly_symmetric_and_the_full_product(rng, na
     np.testing.assert_array_equal(K, K.T)
     tol = dict(rtol=1e-5, atol=1e-5) if fmt == "float32" else dict(rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(K, ref, **tol)
+    if name in ("rbf", "laplacian"):  # a point's distance to itself is exactly 0
+        np.testing.assert_array_equal(np.diagonal(K), 1.0)
+
+
+def test_gram_with_per_centre_widths_has_a_unit_diagonal(rng):
+    """K(Z, Z) with one width per centre (not the mirrored Gram path): its diagonal is
+    exactly 1 too, whatever the rounding of the distance expansion."""
+    Z = rng.normal(size=(200, 5)) * 30.0  # large norms: the expansion cancels in rounding
+    K = Kernel("rbf", gamma=rng.uniform(0.001, 0.01, 200))(Z, Z)
+    np.testing.assert_array_equal(np.diagonal(K), 1.0)
 
 
 def test_gram_of_overflowing_inputs_names_the_cause():

@@ -21,7 +21,8 @@ private modules. Four groups:
   ``array_api_dispatch`` the array-API namespace and device of the input (CuPy,
   PyTorch), where the code written against a :class:`Backend` computes.
 * **SPD systems** (:func:`spd_cholesky`, :func:`spd_solve`, :func:`cholesky_solve`,
-  :func:`finite_factor`, :func:`symmetric_from_lower`, :func:`add_to_diagonal`): one
+  :func:`finite_factor`, :func:`symmetric_from_lower`, :func:`add_to_diagonal`,
+  :func:`pivoted_cholesky_on`, :func:`triangular_inverse`): one
   jitter policy, on NumPy or on the device of a namespace's arrays; on NumPy with one
   BLAS thread, LAPACK's ``potrf`` called without the GIL through SciPy's exported Cython
   LAPACK, checked against its stated C signature, with SciPy's public wrappers as the
@@ -57,7 +58,8 @@ __all__ = ["NUMPY", "Backend", "JITTER_START", "JITTER_STOP", "LIKELY_CAUSES", "
            "map_balanced", "map_threads", "matmul", "max_threads", "planned_threads",
            "rmatmul", "row_slices", "spd_cholesky", "spd_solve", "split_rows",
            "split_threads", "syrk_lower", "thread_budget", "thread_plan",
-           "add_to_diagonal", "cholesky_solve", "symmetric_from_lower"]
+           "add_to_diagonal", "cholesky_solve", "pivoted_cholesky_on", "symmetric_from_lower",
+           "triangular_inverse"]
 
 __getattr__, __dir__ = _lazy_exports(globals(), {
     "._errors": ["LIKELY_CAUSES", "NonFiniteError"],
@@ -67,7 +69,8 @@ __getattr__, __dir__ = _lazy_exports(globals(), {
                     "to_numpy"],
     "._products": ["gram", "matmul", "rmatmul", "split_rows"],
     "._spd": ["JITTER_START", "JITTER_STOP", "add_to_diagonal", "cholesky_solve",
-              "finite_factor", "spd_cholesky", "spd_solve", "symmetric_from_lower"],
+              "finite_factor", "pivoted_cholesky_on", "spd_cholesky", "spd_solve",
+              "symmetric_from_lower", "triangular_inverse"],
     "._threads": ["LONE_SOLVE_MIN", "blas_limit", "blas_threads", "drain_queue",
                   "map_balanced", "map_threads", "max_threads", "planned_threads",
                   "row_slices", "split_threads", "thread_budget", "thread_plan"],

@@ -25,6 +25,8 @@ second OpenBLAS build called right after them on several threads spins against t
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.linalg import solve_triangular
 
@@ -33,8 +35,13 @@ from ._lapack import potrf_lower
 from ._namespace import namespace_of, to_numpy
 from ._threads import blas_limit
 
-__all__ = ["JITTER_START", "JITTER_STOP", "add_to_diagonal", "cholesky_solve", "spd_cholesky",
-           "spd_solve", "symmetric_from_lower"]
+__all__ = ["JITTER_START", "JITTER_STOP", "add_to_diagonal", "cholesky_solve",
+           "pivoted_cholesky_on", "spd_cholesky", "spd_solve", "symmetric_from_lower",
+           "triangular_inverse"]
+
+#: Pivots chosen between two updates of the whole matrix in :func:`pivoted_cholesky_on`
+#: (LAPACK's ``pstrf`` block).
+PIVOT_BLOCK = 64
 
 JITTER_START = 1e-12
 JITTER_STOP = 1e-4
@@ -212,3 +219,92 @@ def spd_solve(A, rhs, jitter=0.0, overwrite=False):
     ``(x, L, jitter)``, L in A's namespace and x in rhs's (NumPy for a NumPy rhs)."""
     L, used = spd_cholesky(A, jitter, overwrite)
     return cholesky_solve(L, rhs), L, used
+
+
+def pivoted_cholesky_on(K, tol, block=PIVOT_BLOCK):
+    """Pivoted Cholesky factorization of a symmetric positive semi-definite K of an array-API
+    namespace, on its device: the greedy rule of LAPACK's ``pstrf``.
+
+    Each step takes the largest remaining diagonal entry of the Schur complement as the
+    pivot, and stops when it is at or below ``tol`` (or NaN). Ties go as in ``pstrf``,
+    which swaps each pivot into place: to the first in the order those swaps leave (so
+    that equal diagonals, e.g. of distant landmarks of an RBF kernel, give LAPACK's
+    landmarks in LAPACK's order). The pivots of one block are
+    found with matrix-vector corrections by the block's own columns, then the whole matrix
+    is updated by one product with the block (BLAS-3, as ``pstrf``'s ``syrk``): a host
+    round trip per pivot (its index and value), a product per block.
+
+    Parameters
+    ----------
+    K : array of shape (m, m)
+        Symmetric (both triangles read), in the precision to factor in.
+    tol : float
+        Absolute stopping threshold on the pivots.
+    block : int
+        Pivots between two updates of the matrix.
+
+    Returns
+    -------
+    L : array of shape (m, r)
+        The factor's columns, rows in K's order: ``K[piv][:, piv] ~ L[piv] L[piv]^T`` with
+        ``L[piv]`` lower triangular, exact on the r chosen rows and columns.
+    piv : ndarray of shape (r,)
+        The chosen indices, in order (NumPy, on the host).
+    """
+    import array_api_compat
+
+    xp, device = namespace_of(K), array_api_compat.device(K)
+    m = int(K.shape[0])
+    A = xp.asarray(K, copy=True)
+    d = xp.asarray(xp.linalg.diagonal(A), copy=True)
+    index = xp.arange(m, device=device)
+    order = np.arange(m)  # pstrf's row order after its swaps (host) ...
+    order_dev = xp.arange(m, device=device)  # ... and on the device
+    chosen = xp.zeros((m,), dtype=xp.bool, device=device)
+    columns, piv = [], []
+    while len(piv) < m:
+        size = min(block, m - len(piv))
+        Lb = xp.zeros((m, size), dtype=K.dtype, device=device)
+        used, stop = 0, False
+        for j in range(size):
+            k = len(piv)
+            remaining = xp.take(d, order_dev[k:])
+            q = int(xp.argmax(remaining))
+            pivot = float(remaining[q])
+            if not pivot > tol:  # (NaN included)
+                stop = True
+                break
+            p = int(order[k + q])
+            if q:  # swap the pivot into place, as pstrf does
+                order[k + q], order[k] = order[k], p
+                order_dev[k + q] = int(order[k + q])
+                order_dev[k] = p
+            col = A[:, p] - Lb[:, :j] @ Lb[p, :j] if j else A[:, p]
+            col = xp.where(chosen, xp.zeros_like(col), col) / math.sqrt(pivot)
+            Lb[:, j] = col
+            d = d - col * col
+            chosen = chosen | (index == p)
+            piv.append(p)
+            used = j + 1
+        if used:
+            Lb = Lb[:, :used]
+            columns.append(Lb)
+            if not stop and len(piv) < m:
+                A = A - Lb @ Lb.T
+                d = xp.asarray(xp.linalg.diagonal(A), copy=True)
+        if stop:
+            break
+    if not columns:
+        return xp.zeros((m, 0), dtype=K.dtype, device=device), np.zeros(0, dtype=np.int64)
+    L = columns[0] if len(columns) == 1 else xp.concat(columns, axis=1)
+    return L, np.asarray(piv, dtype=np.int64)
+
+
+def triangular_inverse(L):
+    """The inverse of a lower-triangular L of an array-API namespace, on its device (lower
+    triangular, its upper triangle exactly zero)."""
+    import array_api_compat
+
+    xp = namespace_of(L)
+    eye = xp.eye(L.shape[0], dtype=L.dtype, device=array_api_compat.device(L))
+    return xp.tril(_triangular_solve(xp, L, eye, False))

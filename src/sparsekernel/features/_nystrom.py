@@ -26,8 +26,6 @@ m, and no eigendecomposition.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 from scipy.linalg import eigh
 from scipy.linalg.lapack import dpstrf, dtrtri
@@ -48,11 +46,14 @@ from ..compute import (
     dtype_name,
     model_to_namespace,
     namespace_of,
+    pivoted_cholesky_on,
     row_slices,
     sign_columns,
     to_numpy,
+    triangular_inverse,
 )
 from ..kernels import Kernel
+from ..kernels._kernel import UNIT_DIAGONAL
 from ..kernels._xp import xp_apply, xp_basis, xp_kernel
 from ..utils import (
     Interval,
@@ -217,24 +218,32 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     return NystromMap(kernel, Z, np.ascontiguousarray(M), lam[keep])
 
 
-def nystrom_map_on(backend, kernel, Z, rcond="auto", dtype=None):
-    """:func:`nystrom_map` with eigen whitening on an array-API backend: K(Z, Z), its
-    eigendecomposition and M = U Lambda^(-1/2) computed on Z's device.
+def nystrom_map_on(backend, kernel, Z, rcond="auto", dtype=None, method="eigh"):
+    """:func:`nystrom_map` on an array-API backend: K(Z, Z) and its whitening computed on
+    Z's device, by eigendecomposition (M = U Lambda^(-1/2)) or by pivoted Cholesky
+    (:func:`~sparsekernel.compute.pivoted_cholesky_on`, the rule of LAPACK's ``pstrf``:
+    M = L_r^(-T) on the landmarks it keeps).
 
-    K(Z, Z) and its eigenproblem are in the device's widest float (float64 but on devices
+    K(Z, Z) and its factorization are in the device's widest float (float64 but on devices
     without it), as on NumPy; ``dtype``, the features' precision (default Z's), sets the
-    floor. The floor and the eigenvectors' signs follow :func:`nystrom_map`.
+    floor. The floor, the eigenvectors' signs and the landmarks kept follow
+    :func:`nystrom_map`.
     """
     xp = backend.xp
     dtype = Z.dtype if dtype is None else dtype
     wide = backend.widest_float()
     K = xp_kernel(kernel, Z, Z, backend, wide)
     K = 0.5 * (K + K.T)
+    if kernel.name in UNIT_DIAGONAL:  # exactly, as NumPy's K(Z, Z) (Kernel.__call__)
+        eye = xp.eye(K.shape[0], dtype=xp.bool, device=backend.device)
+        K = xp.where(eye, xp.ones_like(K), K)
+    floor = eigenvalue_floor(np.float32 if dtype == xp.float32 else np.float64, rcond)
+    if method == "cholesky":
+        return _cholesky_map_on(backend, kernel, Z, K, floor)
     lam, U = xp.linalg.eigh(K)
     lam, U = xp.flip(lam), xp.flip(U, axis=1)  # descending
     U = sign_columns(xp, U)
     lam_host = to_numpy(lam).astype(np.float64)
-    floor = eigenvalue_floor(np.float32 if dtype == xp.float32 else np.float64, rcond)
     r = int(np.count_nonzero(lam_host > floor * max(lam_host[0], 0.0)))
     if r == 0:
         raise ValueError(
@@ -243,6 +252,33 @@ def nystrom_map_on(backend, kernel, Z, rcond="auto", dtype=None):
     # Kept in the widest float, as NumPy's map (float64 M and eigenvalues).
     lam, U = xp.astype(lam[:r], wide), xp.astype(U[:, :r], wide)
     return NystromMap(kernel, Z, U / xp.sqrt(lam), lam)
+
+
+def _cholesky_map_on(backend, kernel, Z, K, floor):
+    """:func:`_cholesky_map` on K's device: the same landmarks (up to exact ties between
+    duplicates) and M = L_r^(-T)."""
+    xp = backend.xp
+    tol = floor * float(xp.max(xp.sum(xp.abs(K), axis=1)))
+    L, selected = pivoted_cholesky_on(K, tol)
+    if not selected.size:
+        raise ValueError(
+            "K(Z, Z) has no positive pivot: the kernel is zero or negative on the landmarks "
+            f"(largest diagonal entry {float(xp.max(xp.linalg.diagonal(K))):.3g}); check the "
+            "kernel parameters.")
+    rows = backend.asarray(selected)
+    M = triangular_inverse(xp.take(L, rows, axis=0)).T
+    kernel = _kernel_on_selected(kernel, selected)
+    fmap = NystromMap(kernel, xp.take(Z, rows, axis=0), M, None, triangular=True)
+    fmap.selected = selected
+    return fmap
+
+
+def _kernel_on_selected(kernel, selected):
+    """The kernel with per-centre widths following the landmarks kept (others unchanged)."""
+    if np.isscalar(kernel.gamma):
+        return kernel
+    return Kernel(kernel.name, gamma=np.asarray(kernel.gamma)[selected], degree=kernel.degree,
+                  coef0=kernel.coef0, memory_budget=kernel.memory_budget)
 
 
 def _cholesky_map(kernel, Z, K, floor):
@@ -267,10 +303,7 @@ def _cholesky_map(kernel, Z, K, floor):
     M = L_inv.T
     for i in range(1, rank):
         M[i, :i] = 0.0
-    if not np.isscalar(kernel.gamma):  # per-centre widths follow their centres
-        kernel = Kernel(kernel.name, gamma=np.asarray(kernel.gamma)[selected],
-                        degree=kernel.degree, coef0=kernel.coef0,
-                        memory_budget=kernel.memory_budget)
+    kernel = _kernel_on_selected(kernel, selected)  # per-centre widths follow their centres
     fmap = NystromMap(kernel, Z[selected], np.ascontiguousarray(M), None, triangular=True)
     fmap.selected = selected
     return fmap
@@ -301,29 +334,34 @@ class NystromMapMixin:
         problems), else the input's. ``gamma``: see :meth:`_fit_kernel_basis`; ``gamma``
         and ``n_rows`` serve a map fitted on a sample of the rows it will transform;
         ``X_device``: X's rows on a namespace's device, where k-means chooses the landmarks
-        and the eigen map is computed (Cholesky whitening, LAPACK's pivoted ``pstrf``,
-        which the array API lacks, stays on the host).
+        and the map is computed.
         """
         kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis, gamma=gamma,
                                            n_rows=n_rows, X_device=X_device)
         if X_device is None:
             return self._map_on_basis(kern, res, X, method, planned, n_rows)
-        if method == "eigh":
-            return self._map_on_device(kern, res, X, X_device, planned)
-        res = dataclasses.replace(res, centers=to_numpy(res.centers))
-        return self._map_on_basis(kern, res, X, method, planned, n_rows)
+        return self._map_on_device(kern, res, X, X_device, method, planned)
 
-    def _map_on_device(self, kern, res, X, X_device, planned):
-        """:meth:`_map_on_basis` with eigen whitening on the device of ``X_device`` (X's
-        rows there): the same precision and fitted attributes, in that namespace."""
+    def _map_on_device(self, kern, res, X, X_device, method, planned):
+        """:meth:`_map_on_basis` on the device of ``X_device`` (X's rows there): the same
+        precision, landmarks kept and fitted attributes, in that namespace."""
         backend = backend_of(X_device)
         xp = backend.xp
         dtype = (feature_dtype(X.dtype, X.shape[0], res.centers.shape[0]) if planned
                  else np.result_type(X.dtype, np.float32))
         Z = xp_basis(backend, X_device, res.indices, res.centers)
-        fmap = nystrom_map_on(backend, kern, Z, self.rcond, getattr(xp, dtype.name))
+        with fit_step("feature-map"):
+            fmap = nystrom_map_on(backend, kern, Z, self.rcond, getattr(xp, dtype.name),
+                                  method)
         fmap.dtype = dtype if planned else None
-        self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, res.indices, kern.gamma
+        indices = res.indices
+        if fmap.selected is not None:
+            if fmap.Z.shape[0] < Z.shape[0]:
+                fit_note("kept the numerically independent basis functions",
+                         {"m": fmap.Z.shape[0], "of": Z.shape[0]})
+            indices = None if indices is None else np.asarray(indices)[fmap.selected]
+        self.basis_, self.basis_indices_ = fmap.Z, indices
+        self.gamma_ = fmap.kernel.gamma
         self.normalization_ = (xp.astype(fmap.normalization, getattr(xp, dtype.name))
                                if planned else fmap.normalization)
         self.eigenvalues_ = fmap.eigenvalues
@@ -352,10 +390,9 @@ class NystromMapMixin:
     def _fit_rows_on(self, backend, X, y, sample_weight, whitening, planned=False):
         """The labels, weights and map of a classifier fitted on an array-API backend, and
         the provider of its features on X's device:
-        ``(y_enc, Y, sw, NamespaceRows)``. Labels, weights, gamma and the Cholesky
-        whitening (m x m) come from a host copy of the data, as for a Dask collection;
-        k-means landmarks and the eigen whitening are computed on the device, and the
-        n x m features are computed and kept there."""
+        ``(y_enc, Y, sw, NamespaceRows)``. Labels, weights and gamma come from a host
+        copy of the data, as for a Dask collection; k-means landmarks and the whitening
+        are computed on the device, and the n x m features are computed and kept there."""
         from ..solvers._rows import NamespaceRows
 
         X = self._validate_X(X, reset=True)

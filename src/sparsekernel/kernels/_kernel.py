@@ -14,13 +14,16 @@ from ..utils import parse_memory_budget
 from . import _functions as F
 from ._blocks import iter_row_slices, plan_block_rows
 
-__all__ = ["FEATURE_SCALE_RATIO", "KERNELS", "FeatureScaleWarning", "Kernel", "resolve_gamma"]
+__all__ = ["FEATURE_SCALE_RATIO", "KERNELS", "UNIT_DIAGONAL", "FeatureScaleWarning", "Kernel",
+           "resolve_gamma"]
 
 #: Kernel names accepted everywhere a ``kernel=`` parameter appears.
 KERNELS = ("rbf", "laplacian", "polynomial", "linear", "sigmoid")
 _ALIASES = {"gaussian": "rbf", "poly": "polynomial"}
 #: Values held per (row, centre) pair while one block is computed (output + temporaries).
 _PER_PAIR = {"rbf": 2.0, "laplacian": 3.0, "polynomial": 2.0, "linear": 1.0, "sigmoid": 2.0}
+#: The kernels of a distance, K(x, x) = 1: K(X, X) gets an exact unit diagonal.
+UNIT_DIAGONAL = ("rbf", "laplacian")
 
 
 #: Ratio of the largest to the smallest nonzero column standard deviation above which
@@ -293,17 +296,23 @@ class Kernel:
         """Return the dense ``(n, m)`` matrix K(X, Z), filled block by block.
 
         ``K(X, X)`` (Z the same object as X, one gamma for all centres) is computed on and
-        below the diagonal only and mirrored (:meth:`_gram`).
+        below the diagonal only and mirrored (:meth:`_gram`). Its diagonal is exactly 1 for
+        the distance kernels (a point's distance to itself is 0; the expansion
+        ``||x||^2 + ||z||^2 - 2 <x, z>`` leaves rounding there, which would decide the ties
+        of a pivoted Cholesky's first pivot).
         """
         if Z is X and np.isscalar(self.gamma):
-            return self._gram(X, block_rows)
-        out = np.empty((X.shape[0], Z.shape[0]), dtype=F.working_dtype(X, Z))
+            out = self._gram(X, block_rows)
+        else:
+            out = np.empty((X.shape[0], Z.shape[0]), dtype=F.working_dtype(X, Z))
 
-        def store(rows, K):
-            if K.base is not out:
-                out[rows] = K
+            def store(rows, K):
+                if K.base is not out:
+                    out[rows] = K
 
-        self.map_blocks(X, Z, store, out=out, block_rows=block_rows)
+            self.map_blocks(X, Z, store, out=out, block_rows=block_rows)
+        if Z is X and self.name in UNIT_DIAGONAL:
+            np.fill_diagonal(out, 1.0)
         return out
 
     def _gram(self, X, block_rows=None):
