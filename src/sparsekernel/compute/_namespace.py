@@ -105,8 +105,8 @@ def _namespace_of(a):
 
 def namespace_of(a):
     """The namespace of an array that is already there (a fitted model's), dispatch or not:
-    NumPy for NumPy arrays."""
-    if isinstance(a, (np.ndarray, np.generic)):
+    NumPy for NumPy arrays and for anything that is no array-API array (lists, scalars)."""
+    if isinstance(a, (np.ndarray, np.generic)) or not _is_array(a):
         return np
     return _namespace_of(a)
 

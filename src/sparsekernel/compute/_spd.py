@@ -32,7 +32,7 @@ from scipy.linalg import solve_triangular
 
 from ._errors import LIKELY_CAUSES, NonFiniteError
 from ._lapack import potrf_lower
-from ._namespace import namespace_of, to_numpy
+from ._namespace import dtype_name, namespace_of, to_numpy
 from ._threads import blas_limit
 
 __all__ = ["JITTER_START", "JITTER_STOP", "add_to_diagonal", "cholesky_solve",
@@ -166,7 +166,7 @@ def cholesky_solve(L, rhs):
     import array_api_compat
 
     host = isinstance(rhs, np.ndarray)
-    B = xp.asarray(np.asarray(rhs, dtype=to_numpy(L[:1, :1]).dtype) if host else rhs,
+    B = xp.asarray(np.asarray(rhs, dtype=dtype_name(L.dtype)) if host else rhs,
                    device=array_api_compat.device(L))
     vector = B.ndim == 1
     B = xp.reshape(B, (-1, 1)) if vector else B
@@ -290,7 +290,7 @@ def pivoted_cholesky_on(K, tol, block=PIVOT_BLOCK):
             Lb = Lb[:, :used]
             columns.append(Lb)
             if not stop and len(piv) < m:
-                A = A - Lb @ Lb.T
+                A -= Lb @ Lb.T  # (in place: no second m x m array)
                 d = xp.asarray(xp.linalg.diagonal(A), copy=True)
         if stop:
             break
