@@ -174,6 +174,19 @@ def test_decision_boundary_skips_a_basis_it_cannot_map_back(plt, moons):
     assert not [c for c in ax.collections if c.get_label().startswith("basis")]
 
 
+def test_decision_boundary_rings_an_svcs_support_vectors(plt, moons):
+    """scikit-learn's SVC has no basis_: its support vectors are ringed, so named."""
+    from sklearn.svm import SVC
+
+    X, y, _, _ = moons
+    clf = SVC(C=10.0).fit(X, y)
+    ax = plot_decision_boundary(clf, X, y).ax_
+    ringed = _collection(ax, "support vectors")
+    np.testing.assert_array_equal(ringed.get_offsets(), clf.support_vectors_)
+    assert f"m = {len(clf.support_vectors_)}" in ringed.get_label()
+    assert not [c for c in ax.collections if c.get_label().startswith("basis")]
+
+
 def test_decision_boundary_without_a_basis(plt, moons):
     X, y, _, _ = moons
     clf = SmoothSVC(kernel="linear").fit(X, y)

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from ..compute import to_numpy
 from ..utils import pyplot
 
 __all__ = ["plot_decision_boundary"]
@@ -33,16 +34,20 @@ def _check_2d(X):
 
 
 def _input_space_basis(estimator):
-    """``basis_`` of the (final step of the) estimator as points in the space of X.
+    """``(points, name)``: the basis (``basis_``) or, for scikit-learn's and LIBSVM-style
+    SVMs, the support vectors (``support_vectors_``) of the (final step of the) estimator,
+    as points in the space of X; None when it has neither.
 
     A pipeline's basis lives after its transforms, so it is mapped back with their
     ``inverse_transform``; None (with a warning) when that is impossible.
     """
     final = estimator[-1] if isinstance(estimator, Pipeline) else estimator
-    basis = getattr(final, "basis_", None)
+    basis, name = getattr(final, "basis_", None), "basis points"
+    if basis is None and getattr(final, "support_vectors_", None) is not None:
+        basis, name = final.support_vectors_, "support vectors"
     if basis is None:
         return None  # full kernel or linear model: no separate basis to show
-    basis = basis.toarray() if sp.issparse(basis) else np.asarray(basis)
+    basis = basis.toarray() if sp.issparse(basis) else np.asarray(to_numpy(basis))
     if isinstance(estimator, Pipeline) and len(estimator) > 1:
         try:
             basis = estimator[:-1].inverse_transform(basis)
@@ -51,7 +56,7 @@ def _input_space_basis(estimator):
                           f"map them back to the space of X ({exc}).", UserWarning,
                           stacklevel=3)
             return None
-    return basis if basis.ndim == 2 and basis.shape[1] == 2 else None
+    return (basis, name) if basis.ndim == 2 and basis.shape[1] == 2 else None
 
 
 def plot_decision_boundary(estimator, X, y, *, ax=None, grid_resolution=200, alpha=0.3,
@@ -68,8 +73,10 @@ def plot_decision_boundary(estimator, X, y, *, ax=None, grid_resolution=200, alp
         Its final step's ``basis_`` (dense or sparse) gives the basis points. In a
         pipeline they live in the transformed space and are mapped back through the
         earlier steps' ``inverse_transform`` (e.g. a StandardScaler); when a step has
-        none, they are not drawn (with a warning). Estimators without a separate basis
-        (``basis_`` None, e.g. a linear kernel) draw no basis points.
+        none, they are not drawn (with a warning). An estimator without ``basis_`` but
+        with ``support_vectors_`` (scikit-learn's ``SVC``) has its support vectors
+        ringed instead; estimators with neither (``basis_`` None, e.g. a linear kernel)
+        draw no points.
     X : {array-like, sparse matrix} of shape (n_samples, 2)
         The points to show, in the estimator's input space; exactly two features.
     y : array-like of shape (n_samples,)
@@ -81,7 +88,7 @@ def plot_decision_boundary(estimator, X, y, *, ax=None, grid_resolution=200, alp
     alpha : float, default=0.3
         Opacity of the regions.
     show_basis : bool, default=True
-        Draw the basis points.
+        Draw the basis points (or support vectors).
 
     Returns
     -------
@@ -118,9 +125,10 @@ def plot_decision_boundary(estimator, X, y, *, ax=None, grid_resolution=200, alp
         sel = y == label
         ax.scatter(X[sel, 0], X[sel, 1], color=colors[i], edgecolors="0.2", linewidths=0.4,
                    s=18, label=f"class {label} ({sel.sum()})", zorder=3)
-    basis = _input_space_basis(estimator) if show_basis else None
-    if basis is not None:
+    shown = _input_space_basis(estimator) if show_basis else None
+    if shown is not None:
+        basis, name = shown
         ax.scatter(basis[:, 0], basis[:, 1], facecolors="none", edgecolors="black", s=90,
-                   linewidths=1.3, label=f"basis points (m = {len(basis)})", zorder=4)
+                   linewidths=1.3, label=f"{name} (m = {len(basis)})", zorder=4)
     ax.legend(loc="best", fontsize=8)
     return disp
