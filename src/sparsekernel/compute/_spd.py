@@ -269,8 +269,9 @@ def pivoted_cholesky_on(K, tol, block=PIVOT_BLOCK):
         for j in range(size):
             k = len(piv)
             remaining = xp.take(d, order_dev[k:])
-            q = int(xp.argmax(remaining))
-            pivot = float(remaining[q])
+            at = xp.reshape(xp.argmax(remaining), (1,))  # position and value: one transfer
+            q, pivot = to_numpy(xp.concat([xp.astype(at, K.dtype), xp.take(remaining, at)]))
+            q, pivot = int(q), float(pivot)
             if not pivot > tol:  # (NaN included)
                 stop = True
                 break
