@@ -476,9 +476,13 @@ def test_kmeans_landmarks_are_chosen_on_the_device(xps, dispatch, monkeypatch, d
     assert calls and xps.owns(clf.basis_)
 
 
-# (scikit-learn's StandardScaler divides 0 by 0 in its incremental variance on
-# array_api_strict, which warns where NumPy's own path does not)
-@pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")
+#: scikit-learn's StandardScaler divides 0 by 0 in its incremental variance on
+#: array_api_strict, which warns where NumPy's own path does not.
+SCALER_ON_STRICT = pytest.mark.filterwarnings(
+    "ignore:invalid value encountered in divide:RuntimeWarning")
+
+
+@SCALER_ON_STRICT
 def test_pipelines_and_searches_run_on_the_namespace(xps, dispatch):
     """scikit-learn's tools around the estimators under dispatch: a Pipeline with its
     array-API StandardScaler, searched by GridSearchCV, scores as on NumPy; temperature
@@ -613,3 +617,31 @@ def test_pivoted_cholesky_on_a_namespace_is_lapacks(xps, distinct):
     Lp = L[got]
     assert not np.triu(Lp, 1).any()
     np.testing.assert_allclose(Lp @ Lp.T, K[np.ix_(got, got)], atol=1e-12)
+
+
+@SCALER_ON_STRICT
+def test_a_model_on_a_device_is_saved_from_a_host_copy(xps, dispatch, tmp_path):
+    """io.save writes a device model (and a pipeline of them) as NumPy arrays, leaving the
+    model in memory on its device; the loaded model predicts as it did.
+    compute.model_to_numpy moves a pipeline's steps too."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from sparsekernel import KernelLogisticRegression, LowRankSVC, io
+    from sparsekernel.compute import holds_namespace_arrays, model_to_numpy
+
+    X, y = _data(np.float64, 500)
+    Xs, ys = xps.asarray(X), xps.asarray(y)
+    clf = KernelLogisticRegression(n_basis=20, random_state=0).fit(Xs, ys)
+    pipe = make_pipeline(StandardScaler(), LowRankSVC(n_basis=20, random_state=0)).fit(Xs, ys)
+    for model, output in ((clf, "predict_proba"), (pipe, "decision_function")):
+        assert holds_namespace_arrays(model)
+        io.save(model, tmp_path / "model.skm")
+        assert holds_namespace_arrays(model)  # (the model in memory is left as it was)
+        loaded = io.load(tmp_path / "model.skm")
+        assert not holds_namespace_arrays(loaded)
+        np.testing.assert_allclose(getattr(loaded, output)(X),
+                                   np.asarray(getattr(model, output)(Xs)), rtol=1e-12,
+                                   atol=1e-12)
+    model_to_numpy(pipe)
+    assert not holds_namespace_arrays(pipe) and isinstance(pipe[0].mean_, np.ndarray)

@@ -52,7 +52,8 @@ otherwise turn a rounding difference into another model).
 from .. import _lazy_exports
 
 __all__ = ["NUMPY", "Backend", "JITTER_START", "JITTER_STOP", "LIKELY_CAUSES", "LONE_SOLVE_MIN",
-           "NonFiniteError", "backend_of", "copy_array", "dtype_name", "model_to_namespace",
+           "NonFiniteError", "backend_of", "copy_array", "dtype_name", "holds_namespace_arrays",
+           "model_to_namespace",
            "model_to_numpy", "namespace_of", "sign_columns", "to_numpy",
            "blas_limit", "blas_threads", "drain_queue", "finite_factor", "gram",
            "map_balanced", "map_threads", "matmul", "max_threads", "planned_threads",
@@ -65,6 +66,7 @@ __getattr__, __dir__ = _lazy_exports(globals(), {
     "._errors": ["LIKELY_CAUSES", "NonFiniteError"],
     "._lapack": ["syrk_lower"],
     "._namespace": ["NUMPY", "Backend", "backend_of", "copy_array", "dtype_name",
+                    "holds_namespace_arrays",
                     "model_to_namespace", "model_to_numpy", "namespace_of", "sign_columns",
                     "to_numpy"],
     "._products": ["gram", "matmul", "rmatmul", "split_rows"],

@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Backend", "NUMPY", "backend_of", "copy_array", "dtype_name", "model_to_namespace",
-           "model_to_numpy", "namespace_of", "sign_columns", "to_numpy"]
+__all__ = ["Backend", "NUMPY", "backend_of", "copy_array", "dtype_name",
+           "holds_namespace_arrays", "model_to_namespace", "model_to_numpy", "namespace_of",
+           "sign_columns", "to_numpy"]
 
 
 def _dispatch_on():
@@ -187,25 +188,56 @@ def _fitted_arrays(estimator):
             if name.endswith("_") and not name.startswith("__") and _is_array(value)}
 
 
+def _estimators_in(model):
+    """The model and every estimator nested in it (a pipeline's steps, a meta-estimator's
+    fitted estimators: attributes holding estimators, or lists and tuples of them, such as
+    ``steps``' (name, estimator) pairs), each once."""
+    from sklearn.base import BaseEstimator
+
+    seen, stack, found = set(), [model], []
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, (list, tuple)):
+            stack.extend(obj)
+            continue
+        if not isinstance(obj, BaseEstimator) or id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        found.append(obj)
+        stack.extend(value for value in vars(obj).values()
+                     if isinstance(value, (BaseEstimator, list, tuple)))
+    return found
+
+
+def holds_namespace_arrays(model):
+    """Whether the model or an estimator nested in it has fitted arrays of a namespace
+    other than NumPy's (on a device)."""
+    return any(not isinstance(value, np.ndarray)
+               for est in _estimators_in(model) for value in _fitted_arrays(est).values())
+
+
 def model_to_numpy(estimator):
     """Move a fitted estimator's arrays to NumPy, in place, and return it.
 
     A model fitted on an array-API namespace (a GPU's) keeps its fitted arrays there; this
-    brings them to the host, e.g. before :func:`sparsekernel.io.save`, or to predict on
-    NumPy input. :func:`model_to_namespace` moves them back.
+    brings them to the host, to predict on NumPy input or to compare. The estimators
+    nested in it (a pipeline's steps, fitted under dispatch too) move with it.
+    :func:`model_to_namespace` moves them back. (:func:`sparsekernel.io.save` saves such
+    a model from a host copy by itself.)
 
     Parameters
     ----------
-    estimator : fitted sparsekernel estimator
+    estimator : fitted estimator or Pipeline
 
     Returns
     -------
     estimator
-        The same object, its fitted arrays NumPy arrays.
+        The same object, its fitted arrays (and its nested estimators') NumPy arrays.
     """
-    for name, value in _fitted_arrays(estimator).items():
-        setattr(estimator, name, to_numpy(value))
-    estimator.__dict__.pop("_expansion", None)  # a cache formed from the old arrays
+    for est in _estimators_in(estimator):
+        for name, value in _fitted_arrays(est).items():
+            setattr(est, name, to_numpy(value))
+        est.__dict__.pop("_expansion", None)  # a cache formed from the old arrays
     return estimator
 
 
@@ -215,7 +247,7 @@ def model_to_namespace(estimator, like):
 
     Parameters
     ----------
-    estimator : fitted sparsekernel estimator
+    estimator : fitted estimator or Pipeline
     like : array
         Any array of the target namespace, on the target device.
 
@@ -223,15 +255,17 @@ def model_to_namespace(estimator, like):
     -------
     estimator
         The same object, its fitted numeric arrays (floats, integers such as indices,
-        numeric class labels) in ``like``'s namespace; string labels stay NumPy arrays.
+        numeric class labels) and its nested estimators' in ``like``'s namespace; string
+        labels stay NumPy arrays.
     """
     import array_api_compat
 
     xp = array_api_compat.array_namespace(like)
     backend = Backend(xp, array_api_compat.device(like))
-    for name, value in _fitted_arrays(estimator).items():
-        host = to_numpy(value)
-        if host.dtype.kind in "biuf":  # numbers (strings cannot live on a device)
-            setattr(estimator, name, backend.asarray(host))
-    estimator.__dict__.pop("_expansion", None)
+    for est in _estimators_in(estimator):
+        for name, value in _fitted_arrays(est).items():
+            host = to_numpy(value)
+            if host.dtype.kind in "biuf":  # numbers (strings cannot live on a device)
+                setattr(est, name, backend.asarray(host))
+        est.__dict__.pop("_expansion", None)
     return estimator

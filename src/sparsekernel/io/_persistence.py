@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import math
@@ -12,6 +13,7 @@ import zipfile
 
 import numpy as np
 
+from ..compute import holds_namespace_arrays, model_to_numpy
 from ..utils import format_bytes, parse_memory_budget
 from ._codec import (
     ModelFormatError,
@@ -62,7 +64,16 @@ def save(model, path):
         attribute holds a value the format cannot store (the message names it and its
         type), or the fitted state is not what the class's ``fit`` produces (so
         :func:`load` would refuse the file).
+
+    Notes
+    -----
+    A model fitted under ``array_api_dispatch`` on a device (PyTorch, CuPy arrays) is saved
+    from a host copy: the file holds NumPy arrays, the model in memory is left as it is, and
+    :func:`load` returns a NumPy model
+    (:func:`sparsekernel.compute.model_to_namespace` moves it back).
     """
+    if holds_namespace_arrays(model):
+        model = model_to_numpy(copy.deepcopy(model))
     registry = allowed_classes()
     if needs_nested(model, registry):
         check_saveable(model)
