@@ -151,9 +151,10 @@ def test_sparse_input_is_refused_by_name_on_a_namespace(xps, dispatch):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", ["LSSVR", "LSSVC"])
-def test_reduced_lssvm_equals_numpys(xps, dispatch, dtype, name):
+def test_reduced_lssvm_equals_numpys(xps, dispatch, monkeypatch, dtype, name):
     """The reduced LS-SVM fitted on the namespace: its decision values and predictions are
-    the NumPy model's, its fitted arrays and outputs live in the namespace."""
+    the NumPy model's, its fitted arrays and outputs live in the namespace, and its
+    normal equations are summed, merged and factored on the device."""
     import sklearn
 
     import sparsekernel
@@ -170,7 +171,9 @@ def test_reduced_lssvm_equals_numpys(xps, dispatch, dtype, name):
     with sklearn.config_context(array_api_dispatch=False):
         ref = Est(**params).fit(X, target)
         expected, labels = outputs(ref, X), ref.predict(X)
+    calls = _spy_device_factorizations(monkeypatch)
     est = Est(**params).fit(xps.asarray(X), xps.asarray(target))
+    assert len(calls) == 1 and calls[0][0] == calls[0][1] <= 40  # (the r x r equations)
     got = outputs(est, xps.asarray(X))
     assert xps.owns(got) and xps.owns(est.coef_) and xps.owns(est.basis_)
     X64 = X.astype(np.float64)

@@ -50,7 +50,14 @@ from ..base import (
     _fit_entry,
     report_result,
 )
-from ..compute import backend_of, model_to_namespace, namespace_of, spd_cholesky, to_numpy
+from ..compute import (
+    add_to_diagonal,
+    backend_of,
+    model_to_namespace,
+    namespace_of,
+    spd_cholesky,
+    to_numpy,
+)
 from ..features import nystrom_from_basis
 from ..features._nystrom import nystrom_map_on
 from ..kernels import resolve_gamma
@@ -183,8 +190,9 @@ class _Moments:
         """The summary of one block of rows (dense or CSR F); None if its weights are 0.
 
         F, Y and sw are NumPy arrays, or arrays of one array-API namespace (a device's,
-        ``Y`` and ``sw`` in its widest float): the sums are then computed there and only the
-        summary, of size m x (m + k), comes to the host.
+        ``Y`` and ``sw`` in its widest float): the sums are then computed there and the
+        summary stays there, to be merged and solved there (:meth:`merge`,
+        :meth:`solution`).
         """
         xp = namespace_of(sw)
         total = float(xp.sum(sw))
@@ -197,8 +205,7 @@ class _Moments:
         fbar, ybar = (sw @ F) / total, (sw @ Y) / total
         Fc, Yc = F - fbar, Y - ybar
         FcS = Fc * xp.reshape(sw, (-1, 1))
-        return cls(total, to_numpy(fbar), to_numpy(ybar), to_numpy(FcS.T @ Fc),
-                   to_numpy(FcS.T @ Yc), float(xp.sum(sw @ (Yc * Yc))))
+        return cls(total, fbar, ybar, FcS.T @ Fc, FcS.T @ Yc, float(xp.sum(sw @ (Yc * Yc))))
 
     def merge(self, other):
         """The summary of both sets of rows (a new object); ``other`` None is no rows."""
@@ -207,14 +214,20 @@ class _Moments:
         weight = self.weight + other.weight
         share, c = other.weight / weight, self.weight * other.weight / weight
         df, dy = other.fbar - self.fbar, other.ybar - self.ybar
+        xp = namespace_of(df)  # (NumPy's, or the device's where the sums were made)
+
+        def outer(a, b):
+            return xp.reshape(a, (-1, 1)) * xp.reshape(b, (1, -1))
+
         return _Moments(weight, self.fbar + share * df, self.ybar + share * dy,
-                        self.gram + other.gram + c * np.outer(df, df),
-                        self.cross + other.cross + c * np.outer(df, dy),
-                        self.yy + other.yy + c * float(dy @ dy))
+                        self.gram + other.gram + c * outer(df, df),
+                        self.cross + other.cross + c * outer(df, dy),
+                        self.yy + other.yy + c * float(xp.sum(dy * dy)))
 
     def solution(self, C):
-        """The LS-SVM on these rows, as :func:`~sparsekernel.solvers.lssvm_primal` solves it."""
-        A = self.gram + np.eye(len(self.fbar)) / C
+        """The LS-SVM on these rows, as :func:`~sparsekernel.solvers.lssvm_primal` solves it
+        (factored where the sums are: the host, or a namespace's device)."""
+        A = add_to_diagonal(self.gram, 1.0 / C, copy=True)
         L, jitter = spd_cholesky(A)
         return NormalEquations(self.fbar, self.ybar, A, self.cross, self.yy, L, jitter,
                                float(C)).solution()

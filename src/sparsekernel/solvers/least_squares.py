@@ -39,7 +39,14 @@ import numpy as np
 from scipy.linalg import cho_solve
 from scipy.linalg.blas import dger as _dger
 
-from ..compute import map_threads, planned_threads, spd_cholesky
+from ..compute import (
+    cholesky_solve,
+    map_threads,
+    namespace_of,
+    planned_threads,
+    spd_cholesky,
+    to_numpy,
+)
 from ._blocks import as_row_blocks
 from ._result import SolverResult
 
@@ -227,18 +234,24 @@ class NormalEquations:
     C: float
 
     def solve(self, B):
-        """``A^{-1} B`` through the factor."""
+        """``A^{-1} B`` through the factor (on the factor's device for a factor of an
+        array-API namespace: :func:`~sparsekernel.compute.cholesky_solve`)."""
+        if namespace_of(self.L) is not np:
+            return cholesky_solve(self.L, B)
         return cho_solve((self.L, True), B, check_finite=False)
 
     def solution(self):
-        """The LS-SVM solution as a :class:`SolverResult` (see :func:`lssvm_primal`)."""
+        """The LS-SVM solution as a :class:`SolverResult` (see :func:`lssvm_primal`); the
+        system may be on a namespace's device (summed there), the result is NumPy's."""
         w = self.solve(self.rhs)
-        b = self.ybar - self.fbar @ w
+        gw = self.gram @ w
+        w, gw, rhs, fbar, ybar = (np.asarray(to_numpy(a)) for a in (
+            w, gw, self.rhs, self.fbar, self.ybar))
+        b = ybar - fbar @ w
         # e^T S e = yc^T S yc - 2 w^T R + w^T (A - I/C) w, without another pass over F.
-        sse = (self.yy - 2.0 * np.sum(w * self.rhs) + np.sum(w * (self.gram @ w))
-               - np.sum(w * w) / self.C)
+        sse = self.yy - 2.0 * np.sum(w * rhs) + np.sum(w * gw) - np.sum(w * w) / self.C
         objective = 0.5 * np.sum(w * w) + 0.5 * self.C * max(sse, 0.0)
-        m = len(self.fbar)
+        m = fbar.shape[0]
         msg = f"Cholesky of the centred {m}x{m} normal equations" + (
             f" (jitter {self.jitter:g})" if self.jitter else "")
         return _result(w, b if np.ndim(b) else float(b), objective, 1, msg)
