@@ -648,3 +648,32 @@ def test_a_model_on_a_device_is_saved_from_a_host_copy(xps, dispatch, tmp_path):
                                    atol=1e-12)
     model_to_numpy(pipe)
     assert not holds_namespace_arrays(pipe) and isinstance(pipe[0].mean_, np.ndarray)
+
+
+@pytest.mark.parametrize("name,params,method", [
+    ("NystromFeatures", dict(basis="kmeans"), "transform"),
+    ("LowRankSVC", {}, "decision_function"),
+    ("LowRankSVC", dict(basis="kmeans", whitening="eigh"), "decision_function"),
+    ("KernelLogisticRegression", {}, "predict_proba"),
+    ("LSSVC", {}, "decision_function"),
+    ("LSSVR", {}, "predict"),
+    ("ReducedKernelPCA", dict(n_components=2), "transform"),
+])
+def test_arrays_stay_on_a_device_other_than_the_default(dispatch, name, params, method):
+    """On array_api_strict's second device (which refuses to mix devices and to convert
+    to NumPy implicitly), a fit and its output stay there: no array is made on the default
+    device (the CPU's, next to a GPU) on the way."""
+    xs = pytest.importorskip("array_api_strict")
+    import sparsekernel
+
+    device = xs.Device("device1")
+    X, y = _data(np.float64, 3500)
+    target = {"LSSVR": y + X[:, 0], "NystromFeatures": None,
+              "ReducedKernelPCA": None}.get(name, y + (X[:, 0] > 1.0))
+    Xd = xs.asarray(X, device=device)
+    est = getattr(sparsekernel, name)(n_basis=30, random_state=0, **params)
+    est.fit(Xd) if target is None else est.fit(Xd, xs.asarray(target, device=device))
+    assert getattr(est, method)(Xd).device == device
+    elsewhere = [key for key, value in vars(est).items()
+                 if key.endswith("_") and hasattr(value, "device") and value.device != device]
+    assert not elsewhere

@@ -161,11 +161,15 @@ def to_numpy(a):
         return a.detach().cpu().numpy()
     if array_api_compat.is_cupy_array(a):
         return a.get()
-    if hasattr(a, "__array_namespace__"):
-        try:  # array_api_strict and other CPU namespaces
-            return np.from_dlpack(array_api_compat.to_device(a, "cpu"))
+    if hasattr(a, "__array_namespace__"):  # array_api_strict and other namespaces
+        try:
+            return np.from_dlpack(a)
         except (TypeError, ValueError, AttributeError, RuntimeError, BufferError):
-            return np.asarray(a)
+            pass
+        try:  # an array on another of the namespace's devices: to its default device first
+            a = a.to_device(a.__array_namespace__().__array_namespace_info__().default_device())
+        except (TypeError, ValueError, AttributeError, RuntimeError):
+            pass
     return np.asarray(a)
 
 
