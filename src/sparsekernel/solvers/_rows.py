@@ -1,7 +1,7 @@
 """Where a solver's rows live: one narrow interface, one provider per place.
 
 A Newton solver on explicit features (rows f_i in R^m, targets and weights per row) needs
-only five things of its rows, and sees them only through a provider:
+only these things of its rows, and sees them only through a provider:
 
 ``shape``, ``dtype``
     n and m, and the features' precision.
@@ -29,13 +29,13 @@ only five things of its rows, and sees them only through a provider:
     solver's squares are formed, factored and solved where the rows are
     (:func:`~sparsekernel.compute.spd_solve` follows its argument's namespace).
 
-Two providers: :class:`ArrayRows`, a stored dense array whose products are split by rows
+Providers here: :class:`ArrayRows`, a stored dense array whose products are split by rows
 over the planned threads, and :class:`BlockRows`, row blocks read one at a time (a stored
 array or CSR matrix in blocks, or features recomputed from a kernel block by block: the
-row-block protocol of :mod:`._blocks`). Rows held elsewhere (a Dask cluster's partitions, a
-device array) are a third and fourth class with the same members: each reduction
-above is a sum over row sets, so a provider may compute the parts where its rows are and
-add them. :func:`as_rows` picks the provider.
+row-block protocol of :mod:`._blocks`), and :class:`NamespaceRows`, a device's array (an
+array-API namespace's). Rows on a Dask cluster's partitions are a fourth class with the
+same members: each reduction above is a sum over row sets, so a provider may compute the
+parts where its rows are and add them. :func:`as_rows` picks the provider.
 """
 
 from __future__ import annotations
