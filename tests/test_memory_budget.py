@@ -104,45 +104,6 @@ def test_auto_lowers_n_basis_to_fit_the_budget(data):
     assert peak <= 1.1 * 6 * MiB
 
 
-@pytest.mark.parametrize("Est", [ReducedSVC, LowRankSVC])
-def test_a_larger_budget_never_gives_a_smaller_auto_basis(Est):
-    """'auto' under a growing budget: the basis never shrinks. Where the stored plan first
-    holds AUTO_MIN basis functions, the cheapest plan allowed more; the rule used to drop
-    to the stored plan's m there (on ijcnn1 from 489 to 111 basis functions, six points of
-    accuracy), and now keeps the larger m until the stored plan holds it."""
-    from sklearn.datasets import make_moons
-
-    X, y = make_moons(20000, noise=0.3, random_state=0)
-    sizes = [Est(C=1e4, random_state=0, memory_budget=budget * MiB).fit(X, y).basis_.shape[0]
-             for budget in (8, 16, 24, 32, 48, 64)]
-    assert sizes == sorted(sizes), sizes
-
-
-def test_the_auto_cap_is_monotone_in_the_budget():
-    """Budget.check_n_basis on plans of known cost: non-decreasing in the budget, the
-    stored plan's m wherever that is at least what the switch budget allowed."""
-    from sparsekernel.svm._memory import Budget
-
-    n = 10_000
-
-    def cost(m):  # streamed: the m x m matrices only
-        return MemoryPlan("x", 0, squares=8.0 * m * m)
-
-    def stored(m):  # the n x m features besides
-        return MemoryPlan("x", 0, squares=8.0 * m * m, features=8.0 * n * m)
-
-    caps = [0]
-    for budget in np.geomspace(2 * MiB, 2048 * MiB, 40):
-        cap = Budget(ReducedSVC(memory_budget=float(budget))).check_n_basis("auto", n, cost,
-                                                                             stored)
-        m_stored = largest_within(lambda m: stored(m).total, budget, 1, n) or 0
-        assert cap >= caps[-1], (budget, cap, caps)
-        if m_stored >= max(caps[-1], 100):  # the floor no longer binds: the stored plan's m
-            assert cap == m_stored
-        caps.append(cap)
-    assert caps[-1] == n  # (2 GiB holds every basis function stored)
-
-
 @pytest.mark.parametrize("Est", [LowRankSVC, ReducedSVC])
 def test_explicit_n_basis_above_the_budget_is_refused_before_allocating(data, Est):
     X, y = data

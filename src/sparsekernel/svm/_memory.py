@@ -6,8 +6,7 @@ streamed fit, and the kernel blocks. A fit plans before it allocates:
 
 1. ``n_basis='auto'`` is lowered to the largest m whose stored path fits the budget when that
    m is still in the range 'auto' chooses from (the stored path is several times faster),
-   else to the largest m whose cheapest path fits; never below what a smaller budget
-   allows (:meth:`Budget.check_n_basis`);
+   else to the largest m whose cheapest path fits;
 2. an explicit ``n_basis`` whose cheapest path does not fit raises
    :class:`~sparsekernel.utils.MemoryBudgetError` with the estimate, before the basis is
    chosen;
@@ -81,24 +80,15 @@ class Budget:
         cheapest plan ``cost`` fits; for 'auto' the largest m whose stored plan
         ``stored_cost`` fits (stored features are solved several times faster than blocks or
         chunks) when that m is within the range 'auto' chooses from, else the largest m
-        whose cheapest plan fits. The cap never falls as the budget grows: where the stored
-        plan first holds AUTO_MIN, the cheapest plan allowed more, and that m stays the
-        floor until the stored plan holds it (a larger budget giving a smaller basis cost
-        several points of accuracy)."""
+        whose cheapest plan fits."""
         if not (isinstance(n_basis, str) and n_basis == "auto"):
             m = resolve_n_basis(n_basis, n)
             cost(m).require(f"n_basis={n_basis!r} is too many basis functions for this budget: "
                             "lower n_basis, or raise memory_budget (float('inf') for no cap)")
             return None
         m_stored = self.largest_m(stored_cost, n)
-        floor = min(n, AUTO_MIN)
-        if m_stored is not None and m_stored >= floor:
-            # Monotone in the budget: at least the m that the cheapest plan allows within
-            # the smallest budget whose stored plan holds AUTO_MIN (where the rule switches
-            # from the cheapest plan's m to the stored plan's, which starts lower).
-            switch = stored_cost(floor).total
-            below = largest_within(lambda m: cost(m).total, switch, 1, n) or 1
-            return max(m_stored, min(below, self.largest_m(cost, n) or 1))
+        if m_stored is not None and m_stored >= min(n, AUTO_MIN):
+            return m_stored
         m_max = self.largest_m(cost, n)
         if m_max is None:
             cost(1).require("raise memory_budget (float('inf') for no cap)")
