@@ -338,42 +338,20 @@ class NystromMapMixin:
         """
         kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis, gamma=gamma,
                                            n_rows=n_rows, X_device=X_device)
-        if X_device is None:
-            return self._map_on_basis(kern, res, X, method, planned, n_rows)
-        return self._map_on_device(kern, res, X, X_device, method, planned)
+        return self._map_on_basis(kern, res, X, method, planned, n_rows, X_device)
 
-    def _map_on_device(self, kern, res, X, X_device, method, planned):
-        """:meth:`_map_on_basis` on the device of ``X_device`` (X's rows there): the same
-        precision, landmarks kept and fitted attributes, in that namespace."""
-        backend = backend_of(X_device)
-        xp = backend.xp
-        dtype = (feature_dtype(X.dtype, X.shape[0], res.centers.shape[0]) if planned
-                 else np.result_type(X.dtype, np.float32))
-        Z = xp_basis(backend, X_device, res.indices, res.centers)
-        with fit_step("feature-map"):
-            fmap = nystrom_map_on(backend, kern, Z, self.rcond, getattr(xp, dtype.name),
-                                  method)
-        fmap.dtype = dtype if planned else None
-        indices = res.indices
-        if fmap.selected is not None:
-            if fmap.Z.shape[0] < Z.shape[0]:
-                fit_note("kept the numerically independent basis functions",
-                         {"m": fmap.Z.shape[0], "of": Z.shape[0]})
-            indices = None if indices is None else np.asarray(indices)[fmap.selected]
-        self.basis_, self.basis_indices_ = fmap.Z, indices
-        self.gamma_ = fmap.kernel.gamma
-        self.normalization_ = (xp.astype(fmap.normalization, getattr(xp, dtype.name))
-                               if planned else fmap.normalization)
-        self.eigenvalues_ = fmap.eigenvalues
-        return fmap
-
-    def _map_on_basis(self, kern, res, X, method="eigh", planned=False, n_rows=None):
+    def _map_on_basis(self, kern, res, X, method="eigh", planned=False, n_rows=None,
+                      X_device=None):
         """The whitened map on chosen landmarks ``res`` (of the training rows ``X``),
-        stored as the estimator's (``_fit_map``)."""
+        stored as the estimator's (``_fit_map``); computed on the device of ``X_device``
+        (X's rows there) when given, its arrays then that namespace's."""
         n_rows = X.shape[0] if n_rows is None else n_rows
         dtype = (feature_dtype(X.dtype, n_rows, res.centers.shape[0]) if planned
                  else np.result_type(X.dtype, np.float32))
-        fmap = nystrom_from_basis(kern, res, self.rcond, dtype, method)
+        if X_device is None:
+            fmap = nystrom_from_basis(kern, res, self.rcond, dtype, method)
+        else:
+            fmap = nystrom_from_basis_on(X_device, kern, res, self.rcond, dtype, method)
         fmap.dtype = dtype if planned else None
         # Cholesky whitening keeps the independent landmarks only (and their widths).
         if fmap.Z.shape[0] < res.centers.shape[0]:
@@ -382,8 +360,11 @@ class NystromMapMixin:
         self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, fmap.indices, fmap.kernel.gamma
         # A planned map keeps M in the features' precision: a float32 model predicts in
         # float32 (``_kernel_dtype``), as it was fitted.
-        self.normalization_ = (fmap.normalization.astype(dtype, copy=False) if planned
-                               else fmap.normalization)
+        M = fmap.normalization
+        if planned:
+            M = (M.astype(dtype, copy=False) if isinstance(M, np.ndarray)
+                 else namespace_of(M).astype(M, getattr(namespace_of(M), dtype.name)))
+        self.normalization_ = M
         self.eigenvalues_ = fmap.eigenvalues
         return fmap
 
@@ -582,6 +563,24 @@ def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="ei
     """
     with fit_step("feature-map"):  # a step of the running fit, for its callbacks
         fmap = nystrom_map(kernel, basis.centers, rcond, dtype, method)
+    idx = basis.indices
+    if idx is not None and fmap.selected is not None:
+        idx = np.asarray(idx)[fmap.selected]
+    fmap.indices = idx
+    return fmap
+
+
+def nystrom_from_basis_on(X_device, kernel, basis, rcond="auto", dtype=np.float64,
+                          method="eigh"):
+    """:func:`nystrom_from_basis` on the device of ``X_device`` (the training rows there,
+    under ``array_api_dispatch``): the landmarks (its rows ``basis.indices``, or
+    ``basis.centers``) moved or taken there, K(Z, Z) and its whitening computed there
+    (:func:`nystrom_map_on`); ``dtype`` is a NumPy dtype, as for the host map."""
+    backend = backend_of(X_device)
+    Z = xp_basis(backend, X_device, basis.indices, basis.centers)
+    with fit_step("feature-map"):
+        fmap = nystrom_map_on(backend, kernel, Z, rcond, getattr(backend.xp, np.dtype(dtype).name),
+                              method)
     idx = basis.indices
     if idx is not None and fmap.selected is not None:
         idx = np.asarray(idx)[fmap.selected]
