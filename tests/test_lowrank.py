@@ -560,3 +560,17 @@ def test_verbose_says_how_many_of_the_auto_basis_functions_the_model_keeps(capsy
     kept = re.search(r"kept the numerically independent basis functions m=(\d+) of=(\d+)", err)
     assert kept is not None, err
     assert int(kept.group(2)) == chosen > int(kept.group(1)) == clf.basis_.shape[0]
+
+
+def test_verbose_says_how_many_rows_the_exact_machine_keeps(capsys):
+    """'auto' taking every row solves the exact machine, which keeps its support rows as the
+    basis: the note says how many, the count the model evaluates."""
+    import re
+
+    X, y = _flat_binary(300, 0)
+    clf = LowRankSVC(C=10.0, verbose=1, random_state=0).fit(X, y)
+    err = capsys.readouterr().err
+    assert "n_basis='auto' chose m=300 n_samples=300 all_rows=True" in err
+    kept = re.search(r"kept its support rows as the basis m=(\d+) of=300", err)
+    assert kept is not None, err
+    assert int(kept.group(1)) == clf.basis_.shape[0] < 300

@@ -47,6 +47,7 @@ from ..utils import (
     SolverProgress,
     constraints,
     feature_dtype,
+    fit_note,
     is_dask_collection,
     largest_within,
     log_line,
@@ -346,6 +347,9 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         first, group = repeated_rows(X[support])
         self.basis_indices_ = support[first]
         self.basis_ = X[self.basis_indices_]
+        # 'auto' announced every row; say what the model evaluates.
+        fit_note("kept its support rows as the basis",
+                 {"m": len(self.basis_indices_), "of": X.shape[0]})
         self.normalization_, self.eigenvalues_ = None, None
         self.coef_ = np.array([np.bincount(group, weights=A[support, j], minlength=len(first))
                                for j in range(A.shape[1])])

@@ -101,7 +101,8 @@ def log_line(verbose, owner, message, info=None, level=2):
 
 def fit_note(message, info=None):
     """One line, at ``verbose >= 1``, from inside the running fit: what it decided on its
-    own (the m that ``n_basis='auto'`` chose), said once, before any progress bar opens.
+    own (the m that ``n_basis='auto'`` chose, the basis functions the model kept), said
+    once, where it is decided.
 
     The running fit's estimator (the root of :func:`run_fit_task`) names the line and gives
     ``verbose``; outside a fit, or for an estimator without ``verbose``, nothing is shown.
