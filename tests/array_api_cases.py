@@ -267,6 +267,37 @@ def test_nystrom_classifiers_equal_numpys(xps, dispatch, dtype, name, n_classes,
                                    atol=max(tol, RTOL[dtype]))
 
 
+@pytest.mark.parametrize("name,n", [("LowRankSVC", 1500), ("LowRankSVC", 3500),
+                                    ("KernelLogisticRegression", 3500), ("LSSVC", 1500),
+                                    ("NystromFeatures", 1500), ("ReducedKernelPCA", 1500)])
+def test_a_basis_array_of_the_namespace_is_the_numpy_basis(xps, dispatch, name, n):
+    """``basis=`` given as an array of X's namespace: the model fitted on NumPy with the
+    same centres, its basis and outputs in the namespace."""
+    import sklearn
+
+    import sparsekernel
+
+    X, y = _data(np.float64, n)
+    Z = X[::n // 30]
+    Est = getattr(sparsekernel, name)
+    params = dict(basis=Z, gamma=2.0, random_state=0)
+    supervised = hasattr(Est, "decision_function")
+    if supervised:
+        params.update(C=10.0, **({"tol": 1e-8} if "tol" in Est().get_params() else {}))
+    elif name == "ReducedKernelPCA":
+        params.update(n_components=3)  # (the leading, well-separated eigenvectors)
+    with sklearn.config_context(array_api_dispatch=False):
+        ref = Est(**params).fit(X, y)
+        expected = ref.decision_function(X) if supervised else ref.transform(X)
+    Xs = xps.asarray(X)
+    est = Est(**{**params, "basis": xps.asarray(Z)}).fit(Xs, xps.asarray(y))
+    got = est.decision_function(Xs) if supervised else est.transform(Xs)
+    assert xps.owns(est.basis_) and xps.owns(got)
+    np.testing.assert_array_equal(np.asarray(est.basis_), ref.basis_)
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=0,
+                               atol=RTOL[np.float64] * np.abs(expected).max())
+
+
 def test_lowrank_svc_hinge_on_a_namespace_is_refused_by_name(xps, dispatch):
     from sparsekernel import LowRankSVC
 

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state
 
-from ..compute import max_threads, namespace_of
+from ..compute import max_threads, namespace_of, to_numpy
 from ._base import BasisResult, BasisSelector, subsample_rows
 from ._lloyd import _BLOCK_BYTES, lloyd
 
@@ -154,8 +154,10 @@ class FixedBasis(BasisSelector):
         self.centers = centers
 
     def select(self, X, y=None, *, n_basis=None, random_state=None, kernel=None):
-        Z = check_array(self.centers, accept_sparse="csr", dtype=[np.float64, np.float32],
-                        input_name="basis")
+        # Centres of an array-API namespace (X's, under dispatch) are chosen on the host as
+        # the other selectors' are; the fitted model then moves to X's namespace.
+        Z = check_array(to_numpy(self.centers), accept_sparse="csr",
+                        dtype=[np.float64, np.float32], input_name="basis")
         if Z.shape[1] != X.shape[1]:
             raise ValueError(
                 f"The basis array has {Z.shape[1]} features but X has {X.shape[1]}."
