@@ -25,8 +25,8 @@ PARAMS = {
     "coef0": ("float", "Offset of the polynomial and sigmoid kernels."),
     "C": ("float",
           "Weight of the summed loss: ``1/2 ||w||^2 [+ 1/2 b^2] + C/2 * sum_i s_i loss_i`` "
-          "(the family's objective, in its module docstring). For a hinge loss, "
-          "``C = 2 * C_libsvm``."),
+          "(each family's objective and loss are stated on its page of the "
+          ":doc:`user guide </user_guide/index>`). For a hinge loss, ``C = 2 * C_libsvm``."),
     "epsilon": ("float", "Half-width of the insensitive tube: residuals below it cost nothing."),
     "n_basis": ("'auto', int, float",
                 "Number m of basis functions of the fitted model: an int, a fraction of the "

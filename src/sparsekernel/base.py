@@ -19,7 +19,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -452,6 +451,30 @@ def _fixed_basis_size(basis):
     return int(centers.shape[0] if hasattr(centers, "shape") else len(centers))
 
 
+class _NoProbabilities:
+    """A method name that neither the class nor its instances have: looking it up raises
+    AttributeError, caused by one that says where probabilities come from.
+
+    As scikit-learn's ``available_if`` (SVC(probability=False)), ``hasattr(est, name)`` is
+    False, so meta-estimators fall back on ``decision_function``; unlike it, the class has
+    no such attribute either, so ``help()`` and the API reference list no method that no
+    instance can call."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        cls = type(obj) if obj is not None else owner
+        reason = AttributeError(
+            f"{cls.__name__} has no {self.name}: its loss gives scores "
+            "(decision_function), not probabilities. For probabilities fit "
+            "sparsekernel.KernelLogisticRegression, or calibrate this classifier's scores "
+            f"with sklearn.calibration.CalibratedClassifierCV({cls.__name__}(...), "
+            "method='sigmoid')."
+        )
+        raise AttributeError(f"This {cls.__name__!r} has no attribute {self.name!r}") from reason
+
+
 class OneVsRestClassifierMixin(ClassifierMixin):
     """Labels -> +-1 targets (one column for two classes, one-vs-rest past two) and back."""
 
@@ -530,29 +553,11 @@ class OneVsRestClassifierMixin(ClassifierMixin):
             return self.classes_[to_numpy(idx)]  # strings: NumPy labels
         return xp.take(backend.asarray(self.classes_), idx)
 
-    def _check_proba(self):
-        """Refuse probabilities with a message naming where they come from. Hinge, squared
-        hinge and squared losses give scores, not probabilities (CONTRIBUTING.md,
-        "Probabilities"); :class:`~sparsekernel.KernelLogisticRegression` defines its own
-        ``predict_proba``, which takes precedence over this one. Raising AttributeError
-        (scikit-learn's ``available_if``, as SVC(probability=False) does) keeps
-        ``hasattr(est, 'predict_proba')`` False, so meta-estimators fall back on
-        ``decision_function``."""
-        raise AttributeError(
-            f"{type(self).__name__} has no predict_proba: its loss gives scores "
-            "(decision_function), not probabilities. For probabilities fit "
-            "sparsekernel.KernelLogisticRegression, or calibrate this classifier's scores "
-            f"with sklearn.calibration.CalibratedClassifierCV({type(self).__name__}(...), "
-            "method='sigmoid')."
-        )
-
-    @available_if(_check_proba)
-    def predict_proba(self, X):
-        """Not available: see :meth:`_check_proba`."""
-
-    @available_if(_check_proba)
-    def predict_log_proba(self, X):
-        """Not available: see :meth:`_check_proba`."""
+    # Hinge, squared hinge and squared losses give scores, not probabilities (CONTRIBUTING.md,
+    # "Probabilities"); KernelLogisticRegression defines its own predict_proba, which takes
+    # precedence over these names.
+    predict_proba = _NoProbabilities()
+    predict_log_proba = _NoProbabilities()
 
 
 class SingleTargetRegressorMixin(RegressorMixin):
