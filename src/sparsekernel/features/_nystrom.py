@@ -82,6 +82,12 @@ class NystromMap:
 
     Plain object shared by :class:`NystromFeatures` and the low-rank SVM (which applies it to
     stream chunks). ``triangular=True``: M = L^(-T) of Cholesky whitening, a triangular product.
+
+    See Also
+    --------
+    nystrom_map : Builds one from a kernel and landmarks.
+    nystrom_from_basis : Builds one from a basis selection.
+    sparsekernel.NystromFeatures : The map as a scikit-learn transformer.
     """
 
     def __init__(self, kernel, Z, normalization, eigenvalues, triangular=False, dtype=None):
@@ -189,8 +195,11 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     dtype : numpy dtype
         Dtype the features will be computed in (sets the 'auto' floor).
     method : {'eigh', 'cholesky'}
-        Whitening by U Lambda^(-1/2) on all landmarks, or by the pivoted Cholesky factor on
-        the numerically independent ones (module docstring).
+        Whitening by U Lambda^(-1/2) on all landmarks (K(Z, Z) = U Lambda U^T, eigenvalues
+        at or below the floor dropped), or by the pivoted Cholesky factor P^T K(Z, Z) P =
+        L L^T on the numerically independent landmarks Z_r, the pivots chosen until the
+        largest remaining one is at or below the floor: M = L_r^(-T), a triangular product
+        on r <= m landmarks, the same features up to a rotation and the floor.
     """
     Z64 = Z.astype(np.float64)
     K = kernel(Z64, Z64)
@@ -452,7 +461,10 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
     K(Z, Y), exact when Z contains X. A linear model on these features with the penalty
     ||beta||^2 is the reduced kernel model with the RKHS penalty mu^T K(Z, Z) mu
     (beta = Lambda^(1/2) U^T mu; Zhang et al. 2012, Proposition 2). The landmarks are
-    k-means centres by default, the LLSVM choice.
+    k-means centres by default, the LLSVM choice. Eigenvalues of K(Z, Z) at or below
+    ``rcond`` times the largest are dropped rather than inverted (exact for a positive
+    semi-definite kernel: such a direction carries nothing), so duplicate landmarks cost a
+    feature each and never give infinities, and r = ``n_components_`` <= m.
 
     The output columns are named ``nystromfeatures0``, ``nystromfeatures1``, ... by
     ``get_feature_names_out`` (as scikit-learn's ``Nystroem``), so ``set_output`` works
@@ -483,6 +495,38 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
         Output dimension r <= m.
     gamma_ : float or ndarray of shape (m,)
     n_features_in_ : int
+
+    See Also
+    --------
+    ReducedFeatures : The unwhitened reduced kernel features K(X, Z).
+    LowRankSVC : A linear SVM on these features, in memory or streamed.
+    KernelLogisticRegression : Logistic regression on these features.
+    sparsekernel.features.nystrom_map : The same map as a function of a kernel and landmarks.
+    sklearn.kernel_approximation.Nystroem : scikit-learn's Nystrom map (random landmarks,
+        ``K(Z, Z)^(-1/2)`` by SVD).
+
+    References
+    ----------
+    .. [1] C. K. I. Williams and M. Seeger, "Using the Nystrom method to speed up kernel
+       machines", Advances in Neural Information Processing Systems 13, 682-688, 2001.
+    .. [2] K. Zhang, L. Lan, Z. Wang and F. Moerchen, "Scaling up kernel SVM on limited
+       resources: A low-rank linearization approach", Proceedings of the 15th
+       International Conference on Artificial Intelligence and Statistics (AISTATS), 2012.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_circles
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sparsekernel import NystromFeatures
+    >>> X, y = make_circles(400, factor=0.3, noise=0.05, random_state=0)
+    >>> nystrom = NystromFeatures(gamma=2.0, n_basis=40, random_state=0)
+    >>> nystrom.fit_transform(X).shape
+    (400, 40)
+    >>> clf = make_pipeline(NystromFeatures(gamma=2.0, n_basis=40, random_state=0),
+    ...                     LogisticRegression()).fit(X, y)
+    >>> bool(clf.score(X, y) > 0.95)
+    True
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).

@@ -25,6 +25,11 @@ class KernelBlocks:
 
     Implements the solvers' row-block protocol (``shape``, ``dtype``, iteration over
     ``(rows, block)``); each pass recomputes the kernel, trading time for O(block * m) memory.
+
+    See Also
+    --------
+    reduced_design : The stored K(X, Z), when it fits.
+    sparsekernel.ReducedFeatures : K(X, Z) as a scikit-learn transformer.
     """
 
     def __init__(self, kernel, X, Z):
@@ -84,6 +89,26 @@ class ReducedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelE
     basis_indices_ : ndarray of shape (m,) or None
     gamma_ : float or ndarray of shape (m,)
     n_features_in_ : int
+
+    See Also
+    --------
+    NystromFeatures : The whitened features K(X, Z) M, whose inner products approximate the
+        kernel.
+    ReducedSVC : The smooth SVM on these features.
+    sklearn.kernel_approximation.Nystroem : scikit-learn's Nystrom map.
+
+    References
+    ----------
+    .. [1] Y.-J. Lee and O. L. Mangasarian, "RSVM: Reduced support vector machines",
+       Proceedings of the SIAM International Conference on Data Mining, 2001.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sparsekernel import ReducedFeatures
+    >>> X, _ = make_moons(300, noise=0.1, random_state=0)
+    >>> ReducedFeatures(gamma=2.0, n_basis=25, random_state=0).fit_transform(X).shape
+    (300, 25)
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).

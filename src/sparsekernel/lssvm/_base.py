@@ -281,7 +281,8 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         ----------
         X : {array-like, sparse matrix, dask array, dask dataframe} of shape \
 (n_samples, n_features)
-            A dask collection is fitted where its rows are (reduced: :meth:`_fit_dask`).
+            A dask collection is fitted where its rows are (reduced fits only;
+            :doc:`/distributed`).
         y : array-like or dask array of shape (n_samples,)
             Real targets (regression) or class labels; more than two classes are fitted
             one-vs-rest on one shared kernel factorization (exact) or feature map (reduced).
@@ -474,14 +475,46 @@ def fitted(est):
 class LSSVR(SingleTargetRegressorMixin, BaseLSSVM):
     __doc__ = """Least-squares support vector regression (Suykens), reduced or exact.
 
-    Reduced on ``n_basis`` points, or exact with ``n_basis=None``; the objective is the LS-SVM
-    family's (:mod:`sparsekernel.lssvm._base`).
+    Reduced on ``n_basis`` points, or exact with ``n_basis=None``. It solves
+
+        min_{w, b}  1/2 ||w||^2 + C/2 * sum_i s_i (y_i - f(x_i))^2,    f(x) = w^T phi(x) + b,
+
+    with phi the kernel's feature map (exact fit) or the Nystrom features of the basis
+    points (reduced fit, so that ||w||^2 is the RKHS norm of the kernel expansion), s_i the
+    sample weights and the bias unpenalized: the LS-SVM family's objective
+    (:doc:`/user_guide/lssvm`). A reduced model also learns from a stream of chunks
+    (:meth:`partial_fit`).
 """ + KERNEL_PARAMS + """    {n_basis}
     {basis}
     {memory_budget}
     {random_state}
     {verbose}
-""" + ATTRIBUTES + _STREAM_ATTRIBUTES
+""" + ATTRIBUTES + _STREAM_ATTRIBUTES + """
+    See Also
+    --------
+    LSSVC : The LS-SVM classifier.
+    PrunedLSSVR : The exact LS-SVR made sparse by pruning.
+    OnlineLSSVR : An LS-SVR on a fixed budget of support vectors, one arrival at a time.
+    ReducedSVR : The smooth epsilon-insensitive SVR on a reduced kernel.
+    sklearn.kernel_ridge.KernelRidge : Kernel ridge regression (the exact LS-SVR without
+        bias).
+
+    References
+    ----------
+    .. [1] J. A. K. Suykens and J. Vandewalle, "Least squares support vector machine
+       classifiers", Neural Processing Letters 9, 293-300, 1999.
+
+    Examples
+    --------
+    >>> from sparsekernel import LSSVR
+    >>> from sparsekernel.datasets import make_sine_regression
+    >>> X, y = make_sine_regression(400, noise=0.1, random_state=0)
+    >>> reg = LSSVR(gamma=1.0, C=100.0, n_basis=20, random_state=0).fit(X, y)
+    >>> reg.n_support_
+    20
+    >>> bool(reg.score(X, y) > 0.9)
+    True
+    """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
     _fitted_spec = lssvm_spec(False)
@@ -538,8 +571,17 @@ class LSSVR(SingleTargetRegressorMixin, BaseLSSVM):
 class LSSVC(OneVsRestClassifierMixin, BaseLSSVM):
     __doc__ = """Least-squares support vector classifier (Suykens & Vandewalle 1999).
 
-    Reduced on ``n_basis`` points, or exact with ``n_basis=None``; the objective is the LS-SVM
-    family's (:mod:`sparsekernel.lssvm._base`).
+    Reduced on ``n_basis`` points, or exact with ``n_basis=None``. Each one-vs-rest problem
+    (targets y_i = +-1) solves
+
+        min_{w, b}  1/2 ||w||^2 + C/2 * sum_i s_i (y_i - f(x_i))^2,    f(x) = w^T phi(x) + b,
+
+    with phi the kernel's feature map (exact fit) or the Nystrom features of the basis
+    points (reduced fit), s_i the sample times the class weight and the bias unpenalized:
+    the LS-SVM family's objective (:doc:`/user_guide/lssvm`). There is no
+    ``predict_proba``: calibrate ``decision_function`` with
+    :class:`sklearn.calibration.CalibratedClassifierCV`, or fit
+    :class:`KernelLogisticRegression`.
 """ + KERNEL_PARAMS + """    {n_basis}
     {basis}
     {memory_budget}
@@ -558,6 +600,19 @@ class LSSVC(OneVsRestClassifierMixin, BaseLSSVM):
     >>> reduced = LSSVC(gamma=2.0, C=10.0, n_basis=40, random_state=0).fit(X, y)
     >>> exact.n_support_, reduced.n_support_
     (300, 40)
+
+    See Also
+    --------
+    LSSVR : The LS-SVM regressor.
+    PrunedLSSVC : The exact LS-SVM made sparse by pruning.
+    LowRankLSSVC : An LS-SVM on a few learned basis functions.
+    ReducedSVC : The smooth SVM (squared hinge) on a reduced kernel.
+    sklearn.linear_model.RidgeClassifier : The same least-squares loss on explicit features.
+
+    References
+    ----------
+    .. [1] J. A. K. Suykens and J. Vandewalle, "Least squares support vector machine
+       classifiers", Neural Processing Letters 9, 293-300, 1999.
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
@@ -585,7 +640,8 @@ class LSSVC(OneVsRestClassifierMixin, BaseLSSVM):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add the chunk (X, y): the model becomes the reduced LS-SVC of every row seen.
 
-        As :meth:`LSSVR.partial_fit`, on the one-vs-rest +-1 targets of ``classes_``.
+        As :meth:`LSSVR.partial_fit`, on the one-vs-rest +-1 targets of ``classes_``
+        (``n_basis=None`` or a fraction has no ``partial_fit``).
 
         Parameters
         ----------

@@ -35,8 +35,13 @@ def _dense(X):
 
 #: Docstring sections both estimators share (each adds its remaining parameters).
 _PARAMS = """
-    Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`) on the learned features
-    phi(x) = [phi_1(x) .. phi_M(x)].
+    The LS-SVM family's objective (:doc:`/user_guide/lssvm`) on the learned features
+    phi(x) = [phi_1(x) .. phi_M(x)],
+
+        min_{w, b}  1/2 ||w||^2 + C/2 * sum_i s_i (y_i - f(x_i))^2,    f(x) = w^T phi(x) + b,
+
+    alternating a closed-form step for (w, b) with a gradient step on the centres and
+    shapes of the basis functions (the basis step, by ``criterion``).
 
     Parameters
     ----------
@@ -48,7 +53,7 @@ _PARAMS = """
     basis_function : {'robust_rbf', 'sbf'}, default='robust_rbf'
         ``exp(-z)`` or ``max(0, 1 - z)`` of ``z = sum_j sigma_kj |x_j - mu_kj|``.
     criterion : {'abs', 'square', 'target', 'objective'}, default='square'
-        Criterion of the basis step (``sparsekernel.lssvm._lowrank_fit``):
+        Criterion of the basis step:
         maximise mean ``|f(x_i)|`` (w, b fixed), maximise mean ``f(x_i)^2 / 2`` (through the closed
         form), minimise mean ``|y_i - f(x_i)|`` (w, b fixed), or minimise the LR-LSSVM
         objective itself (not one of the paper's three).
@@ -174,7 +179,26 @@ class LowRankLSSVR(SingleTargetRegressorMixin, _LowRankBase):
     __doc__ = """Low-rank LS-SVM regression on M learnable robust RBF / simplex basis functions.
 """ + _PARAMS + """    {random_state}
     {verbose}
-""" + _ATTRIBUTES
+""" + _ATTRIBUTES + """
+    See Also
+    --------
+    LowRankLSSVC : The same model for classification.
+    LSSVR : The LS-SVR on kernel features, exact or reduced.
+
+    References
+    ----------
+    .. [1] M. Fang, D. Xu, X. Hong and J. Gao, "Sparse least squares low rank kernel
+       machines", arXiv:1901.10098, 2019.
+
+    Examples
+    --------
+    >>> from sparsekernel import LowRankLSSVR
+    >>> from sparsekernel.datasets import make_sine_regression
+    >>> X, y = make_sine_regression(300, noise=0.1, random_state=0)
+    >>> reg = LowRankLSSVR(n_basis=6, max_iter=20, random_state=0).fit(X, y)
+    >>> reg.basis_.shape
+    (6, 1)
+    """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
     _fitted_spec = _low_rank_lssvm_spec(False)
@@ -211,6 +235,17 @@ class LowRankLSSVC(OneVsRestClassifierMixin, _LowRankBase):
     >>> clf = LowRankLSSVC(n_basis=4, random_state=0).fit(Xtr, ytr)
     >>> clf.basis_.shape
     (4, 2)
+
+    See Also
+    --------
+    LowRankLSSVR : The same model for regression.
+    LSSVC : The LS-SVM classifier on kernel features, exact or reduced.
+    SparseMarginClassifier : An SVM whose few basis points are learned as well.
+
+    References
+    ----------
+    .. [1] M. Fang, D. Xu, X. Hong and J. Gao, "Sparse least squares low rank kernel
+       machines", arXiv:1901.10098, 2019.
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).

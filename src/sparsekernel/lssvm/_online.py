@@ -50,7 +50,8 @@ class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernel
 
     Kim, Shim & Oh: every arrival joins the working set, the LS-SVM is solved on those
     n_basis + 1 points, and the one with the smallest ``|alpha|`` leaves; O(n_basis^2) time per
-    arrival and memory. Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`).
+    arrival and memory. Each solve is :class:`LSSVR`'s objective on the working set
+    (:doc:`/user_guide/lssvm`).
 
     Pruning forgets rows for good, one arrival at a time, so it loses accuracy where no
     n_basis of the rows summarise the data, and most when the rows arrive in an order (sorted
@@ -96,6 +97,26 @@ class OnlineLSSVR(SingleTargetRegressorMixin, KernelExpansionMixin, SparseKernel
     -----
     ``partial_fit`` after :func:`sparsekernel.io.load` rebuilds the working-set system
     from ``basis_``, ``support_targets_`` and ``support_weights_``.
+
+    See Also
+    --------
+    LSSVR : Its ``partial_fit`` keeps every row's contribution in an O(m^2) summary.
+    PrunedLSSVR : Batch pruning of the exact LS-SVR.
+
+    References
+    ----------
+    .. [1] D. Kim, J. Shim and K. Oh, "Training for huge data set with on line pruning
+       regression by LS-SVM", Department of Statistical Information, Catholic University
+       of Daegu.
+
+    Examples
+    --------
+    >>> from sparsekernel import OnlineLSSVR
+    >>> from sparsekernel.datasets import make_sine_regression
+    >>> X, y = make_sine_regression(300, noise=0.1, random_state=0)
+    >>> reg = OnlineLSSVR(gamma=1.0, C=100.0, n_basis=30).fit(X, y)
+    >>> reg.n_support_
+    30
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).

@@ -179,10 +179,32 @@ class _PrunedLSSVM(BaseLSSVM):
 class PrunedLSSVR(SingleTargetRegressorMixin, _PrunedLSSVM):
     __doc__ = """LS-SVM regression made sparse by batch pruning (Suykens et al. 2000).
 
-    Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`), exact fit.
+    Exact fits of :class:`LSSVR`'s objective (:doc:`/user_guide/lssvm`), each after
+    dropping the rows of smallest ``|alpha|``, until the validation error rises.
 """ + _PRUNE_PARAMS + """    {random_state}
     {verbose}
-""" + ATTRIBUTES + _PATH_AND_NOTES
+""" + ATTRIBUTES + _PATH_AND_NOTES + """
+    See Also
+    --------
+    PrunedLSSVC : The same pruning for classification.
+    LSSVR : The LS-SVR, exact or reduced on chosen basis points.
+    OnlineLSSVR : Pruning one arrival at a time, on a fixed budget.
+
+    References
+    ----------
+    .. [1] J. A. K. Suykens, L. Lukas and J. Vandewalle, "Sparse approximation using least
+       squares support vector machines", IEEE International Symposium on Circuits and
+       Systems (ISCAS 2000), 757-760, 2000.
+
+    Examples
+    --------
+    >>> from sparsekernel import PrunedLSSVR
+    >>> from sparsekernel.datasets import make_sine_regression
+    >>> X, y = make_sine_regression(200, noise=0.1, random_state=0)
+    >>> reg = PrunedLSSVR(gamma=1.0, C=100.0, random_state=0).fit(X, y)
+    >>> bool(reg.n_support_ < 160)
+    True
+    """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
     _fitted_spec = lssvm_spec(False, {"pruning_path_": INFO})
@@ -208,13 +230,35 @@ class PrunedLSSVR(SingleTargetRegressorMixin, _PrunedLSSVM):
 class PrunedLSSVC(OneVsRestClassifierMixin, _PrunedLSSVM):
     __doc__ = """LS-SVM classifier made sparse by batch pruning (Suykens et al. 2000).
 
-    Objective: the LS-SVM family's (:mod:`sparsekernel.lssvm._base`), exact fit.
+    Exact fits of :class:`LSSVC`'s objective (:doc:`/user_guide/lssvm`), each after
+    dropping the rows of smallest ``|alpha|``, until the validation error rises.
 """ + _PRUNE_PARAMS + """    {class_weight}
     {random_state}
     {verbose}
 """ + ATTRIBUTES + """    classes_ : ndarray of shape (n_classes,)
         Class labels.
-""" + _PATH_AND_NOTES
+""" + _PATH_AND_NOTES + """
+    See Also
+    --------
+    PrunedLSSVR : The same pruning for regression.
+    LSSVC : The LS-SVM classifier, exact or reduced on chosen basis points.
+    sparsekernel.compress_svc : Compress a fitted SVC to fewer support vectors.
+
+    References
+    ----------
+    .. [1] J. A. K. Suykens, L. Lukas and J. Vandewalle, "Sparse approximation using least
+       squares support vector machines", IEEE International Symposium on Circuits and
+       Systems (ISCAS 2000), 757-760, 2000.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sparsekernel import PrunedLSSVC
+    >>> X, y = make_moons(200, noise=0.1, random_state=0)
+    >>> clf = PrunedLSSVC(gamma=2.0, C=10.0, random_state=0).fit(X, y)
+    >>> bool(clf.n_support_ < 160 and clf.score(X, y) > 0.95)
+    True
+    """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
     _fitted_spec = lssvm_spec(True, {"pruning_path_": INFO})

@@ -18,7 +18,8 @@ _FIT_DOC = """Fit the model.
         X : {{array-like, sparse matrix, dask array, dask dataframe}} of shape \
 (n_samples, n_features)
             Training data; float32 input is kept in float32. A dask collection is fitted
-            where its rows are, to the same model (:meth:`_fit_dask`; ``n_basis`` given).
+            where its rows are, to the same model (:doc:`/distributed`); ``n_basis=None``
+            (every row a basis function) is refused there.
         y : array-like or dask array of shape (n_samples,)
             {y}
         sample_weight : array-like or dask array of shape (n_samples,), optional
@@ -41,9 +42,19 @@ class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
 
     The SSVM on the reduced kernel K(X, Z) with m = ``n_basis`` << n basis points (the
     review advises 1-10 % of n): O(n m) memory and O(n m^2) time per Newton step instead of
-    O(n^2) and O(n^3). Objective: the SVM family's (:mod:`sparsekernel.svm._base`) with the
-    squared smooth hinge; multiclass problems are solved one-vs-rest on one shared K(X, Z).
-    ``n_basis=None`` is the full-kernel SSVM (:class:`SmoothSVC`).
+    O(n^2) and O(n^3). Each binary problem solves
+
+        min_{w, b}  1/2 (||w||^2 + b^2) + C/2 * sum_i s_i p(1 - y_i f(x_i))^2,
+        f(x) = sum_j w_j K(x, z_j) + b,
+
+    with p the smooth plus function (``smoothing``; max(0, .) at the default inf) and s_i
+    the sample times the class weight: the SVM family's objective
+    (:doc:`/user_guide/svm`), in the scaling shared by every estimator
+    (:doc:`/user_guide/concepts`). Multiclass problems are solved one-vs-rest on one shared
+    K(X, Z). ``n_basis=None`` is the full-kernel SSVM (:class:`SmoothSVC`). There is no
+    ``predict_proba``: calibrate ``decision_function`` with
+    :class:`sklearn.calibration.CalibratedClassifierCV`, or fit
+    :class:`KernelLogisticRegression`.
 
     Parameters
     ----------
@@ -100,6 +111,24 @@ class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
     (1, 30)
     >>> bool(clf.score(X, y) > 0.95)
     True
+
+    See Also
+    --------
+    SmoothSVC : The same SSVM on the full kernel (every row a basis function).
+    LowRankSVC : The SVM on whitened Nystrom features (RKHS penalty), streamed when large.
+    KernelLogisticRegression : Class probabilities from the same reduced kernel.
+    sklearn.svm.SVC : The exact kernel SVM (LIBSVM), O(n^2) memory.
+    sklearn.kernel_approximation.Nystroem : Nystrom features for a linear scikit-learn model.
+
+    References
+    ----------
+    .. [1] Y.-J. Lee and O. L. Mangasarian, "RSVM: Reduced support vector machines",
+       Proceedings of the SIAM International Conference on Data Mining, 2001.
+    .. [2] Y.-J. Lee and O. L. Mangasarian, "SSVM: A smooth support vector machine",
+       Computational Optimization and Applications 20, 5-22, 2001.
+    .. [3] Y.-R. Yeh, S.-Y. Huang, H.-K. Pao and Y.-J. Lee, "A review of reduced kernel
+       trick in machine learning", Journal of the Chinese Statistical Association 52,
+       85-114, 2014 (sections 2.1-2.3).
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
@@ -141,8 +170,13 @@ class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
 class ReducedSVR(SingleTargetRegressorMixin, BaseSmoothSVM):
     """Reduced smooth epsilon-insensitive support vector regression (reduced epsilon-SSVR).
 
-    epsilon-SSVR on the reduced kernel K(X, Z) with m = ``n_basis`` << n basis points.
-    Objective: the SVM family's (:mod:`sparsekernel.svm._base`) with the squared smooth
+    epsilon-SSVR on the reduced kernel K(X, Z) with m = ``n_basis`` << n basis points:
+
+        min_{w, b}  1/2 (||w||^2 + b^2)
+                    + C/2 * sum_i s_i [p(f(x_i) - y_i - epsilon)^2 + p(y_i - f(x_i) - epsilon)^2],
+
+    with f(x) = sum_j w_j K(x, z_j) + b and p the smooth plus function (``smoothing``):
+    the SVM family's objective (:doc:`/user_guide/svm`) with the squared smooth
     epsilon-insensitive loss. ``n_basis=None`` is the full-kernel epsilon-SSVR
     (:class:`SmoothSVR`).
 
@@ -186,6 +220,32 @@ class ReducedSVR(SingleTargetRegressorMixin, BaseSmoothSVM):
     objective_ : ndarray of shape (1,)
         Objective value reached.
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sparsekernel import ReducedSVR
+    >>> from sparsekernel.datasets import make_sine_regression
+    >>> X, y = make_sine_regression(400, noise=0.1, random_state=0)
+    >>> reg = ReducedSVR(gamma=1.0, C=100.0, n_basis=20, random_state=0).fit(X, y)
+    >>> reg.coef_.shape
+    (20,)
+    >>> bool(reg.score(X, y) > 0.9)
+    True
+
+    See Also
+    --------
+    SmoothSVR : The same epsilon-SSVR on the full kernel.
+    LSSVR : Least-squares SVR (squared error, no tube), reduced or exact.
+    sklearn.svm.SVR : The exact kernel epsilon-SVR (LIBSVM), O(n^2) memory.
+
+    References
+    ----------
+    .. [1] Y.-J. Lee, W.-F. Hsieh and C.-M. Huang, "epsilon-SSVR: A smooth support vector
+       machine for epsilon-insensitive regression", IEEE Transactions on Knowledge and Data
+       Engineering 17(5), 678-685, 2005.
+    .. [2] Y.-R. Yeh, S.-Y. Huang, H.-K. Pao and Y.-J. Lee, "A review of reduced kernel
+       trick in machine learning", Journal of the Chinese Statistical Association 52,
+       85-114, 2014 (sections 2.1-2.3).
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
@@ -240,9 +300,32 @@ class SmoothSVC(ReducedSVC):
 
     :class:`ReducedSVC` with ``n_basis=None`` by default: every training point is a basis
     function (Z = X), so each Newton system is up to n x n (solved in the rows'
-    coordinates with the default smoothing=inf, :mod:`sparsekernel.svm._base`): for small
+    coordinates with the default smoothing=inf, ending at the exact optimum): for small
     n (``basis`` must then stay 'random'). ``kernel='linear'`` solves the linear SSVM in the primal
     (m = n_features) and scales to large n. Any other ``n_basis`` makes it the reduced SVM.
+    The objective is :class:`ReducedSVC`'s (:doc:`/user_guide/svm`).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sparsekernel import SmoothSVC
+    >>> X, y = make_moons(200, noise=0.1, random_state=0)
+    >>> clf = SmoothSVC(gamma=2.0, C=10.0).fit(X, y)
+    >>> clf.basis_.shape
+    (200, 2)
+    >>> bool(clf.score(X, y) > 0.95)
+    True
+
+    See Also
+    --------
+    ReducedSVC : The same SSVM on m << n basis points, for large n.
+    LSSVC : Least-squares SVM classifier, exact or reduced.
+    sklearn.svm.SVC : The exact kernel SVM with the hinge loss (LIBSVM).
+
+    References
+    ----------
+    .. [1] Y.-J. Lee and O. L. Mangasarian, "SSVM: A smooth support vector machine",
+       Computational Optimization and Applications 20, 5-22, 2001.
 """, ReducedSVC)
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
@@ -264,6 +347,27 @@ class SmoothSVR(ReducedSVR):
 
     :class:`ReducedSVR` with ``n_basis=None`` by default (Z = X, the full-kernel
     epsilon-SSVR; ``basis`` must then stay 'random'); ``kernel='linear'`` works in the primal.
+    The objective is :class:`ReducedSVR`'s (:doc:`/user_guide/svm`).
+
+    Examples
+    --------
+    >>> from sparsekernel import SmoothSVR
+    >>> from sparsekernel.datasets import make_sine_regression
+    >>> X, y = make_sine_regression(200, noise=0.1, random_state=0)
+    >>> reg = SmoothSVR(gamma=1.0, C=100.0).fit(X, y)
+    >>> bool(reg.score(X, y) > 0.9)
+    True
+
+    See Also
+    --------
+    ReducedSVR : The same epsilon-SSVR on m << n basis points, for large n.
+    sklearn.svm.SVR : The exact kernel epsilon-SVR (LIBSVM).
+
+    References
+    ----------
+    .. [1] Y.-J. Lee, W.-F. Hsieh and C.-M. Huang, "epsilon-SSVR: A smooth support vector
+       machine for epsilon-insensitive regression", IEEE Transactions on Knowledge and Data
+       Engineering 17(5), 678-685, 2005.
 """, ReducedSVR)
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).

@@ -78,10 +78,20 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
                  SparseKernelEstimator):
     """Low-rank linearized SVM: a linear SVM on Nystrom features, in memory or streamed.
 
-    Objective and its exact identity with the reduced SVM with RKHS regularizer
-    (Proposition 2): module docstring. The k = ``n_basis`` landmarks are k-means centres by
+    With landmarks Z and a whitening M (M^T K(Z, Z) M = I), each binary problem solves
+
+        min_{beta, b}  1/2 ||beta||^2 + 1/2 b^2 + C/2 * sum_i s_i loss(y_i (beta^T F(x_i) + b)),
+        F(x) = M^T K(Z, x),
+
+    with the squared hinge (default) or the hinge as loss: the SVM family's objective
+    (:doc:`/user_guide/lowrank`) on the features F. With mu = M beta the model is the
+    kernel expansion f(x) = K(x, Z) mu + b and ||beta||^2 = mu^T K(Z, Z) mu, its RKHS norm,
+    so with the squared hinge this is exactly the reduced SVM regularized by the RKHS norm
+    (the paper's Proposition 2), where :class:`ReducedSVC` penalizes ||mu||^2. The
+    k = ``n_basis`` landmarks are k-means centres by
     default (the paper's choice). ``fit`` stores the n x r features when they and the solver
-    fit ``memory_budget`` (:mod:`sparsekernel.svm._memory`) and solves every one-vs-rest
+    fit ``memory_budget`` (planned before anything is allocated,
+    :doc:`/user_guide/concepts`) and solves every one-vs-rest
     problem together by exact Newton (squared hinge) or each by dual coordinate descent
     (hinge); otherwise (and in ``fit_stream`` / ``partial_fit``) it runs selective block
     minimization over chunks of at most ``chunk_size`` rows (fewer when the budget requires)
@@ -98,7 +108,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     hinge, a basis chosen among or around the rows, and an n x n kernel within
     ``memory_budget``): a reduced basis loses accuracy there (its test error is above both
     the machine on every row and SVC), so ``fit`` solves the kernel machine on every row
-    exactly, in the rows' coordinates (:mod:`sparsekernel.solvers.newton_kernel`), and keeps
+    exactly, in the rows' coordinates, and keeps
     as its basis the rows with a nonzero coefficient in some class, a repeated row once with
     its coefficients added, with ``coef_`` their weights in the kernel expansion and no
     whitening (``normalization_`` None, the identity): the same model as a LowRankSVC on
@@ -172,6 +182,42 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         the ``partial_fit`` steps since; absent after a ``fit`` in memory, which records no
         row count: a ``partial_fit`` continuing such a model counts its own rows from zero.
     n_features_in_ : int
+
+    See Also
+    --------
+    NystromFeatures : The same whitened Nystrom features, as a transformer.
+    ReducedSVC : The reduced SVM on K(X, Z) itself (Euclidean penalty on the weights).
+    KernelLogisticRegression : Class probabilities on the same features.
+    MapReduceSVC : Reduced SVMs fitted on parts of the rows in parallel, then combined.
+    sklearn.kernel_approximation.Nystroem : scikit-learn's Nystrom map (random landmarks).
+    sklearn.svm.LinearSVC : A linear SVM, for a pipeline after a feature map.
+    sklearn.calibration.CalibratedClassifierCV : Probabilities from ``decision_function``
+        (this classifier has no ``predict_proba``).
+
+    References
+    ----------
+    .. [1] K. Zhang, L. Lan, Z. Wang and F. Moerchen, "Scaling up kernel SVM on limited
+       resources: A low-rank linearization approach", Proceedings of the 15th
+       International Conference on Artificial Intelligence and Statistics (AISTATS), 2012.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sparsekernel import LowRankSVC
+    >>> X, y = make_moons(500, noise=0.1, random_state=0)
+    >>> clf = LowRankSVC(gamma=2.0, C=10.0, n_basis=30, random_state=0).fit(X, y)
+    >>> clf.coef_.shape
+    (1, 30)
+    >>> bool(clf.score(X, y) > 0.95)
+    True
+
+    Streamed in chunks, the model stays close to the one fitted in memory:
+
+    >>> stream = LowRankSVC(gamma=2.0, C=10.0, n_basis=30, random_state=0)
+    >>> for rows in (slice(0, 250), slice(250, 500)):
+    ...     _ = stream.partial_fit(X[rows], y[rows], classes=[0, 1])
+    >>> bool(stream.score(X, y) > 0.95)
+    True
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
@@ -218,7 +264,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
     # ------------------------------------------------------------ in memory
     def fit(self, X, y, sample_weight=None):
         """Fit on in-memory data (features stored if they fit ``memory_budget``, else
-        blocks), or on a dask collection where its rows are (:meth:`_fit_dask`).
+        blocks), or on a dask collection where its rows are (:doc:`/distributed`).
 
         Parameters
         ----------
