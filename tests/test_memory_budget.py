@@ -5,7 +5,9 @@ allocated beyond the input (BLAS's own thread buffers and the interpreter are no
 not in the budget).
 """
 
+import re
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -24,7 +26,12 @@ from sparsekernel import (
     ReducedSVR,
     SparseFisherDiscriminant,
 )
-from sparsekernel.utils import MemoryBudgetError, MemoryPlan, largest_within
+from sparsekernel.utils import (
+    MemoryBudgetError,
+    MemoryBudgetWarning,
+    MemoryPlan,
+    largest_within,
+)
 
 MiB = 2**20
 
@@ -128,14 +135,89 @@ def test_no_cap_keeps_the_requested_basis(data):
 
 
 def test_auto_keeps_the_stored_path_when_it_allows_a_basis_in_range(data):
-    # 'auto' chooses m in [4 sqrt(n), 10 sqrt(n)] = [439, 1096] here; at 96 MiB the stored
-    # features fit for m around 500, so 'auto' stays on the (faster) stored path rather than
-    # streaming more basis functions.
+    # At 96 MiB the stored features fit for m around 500, fewer than 'auto' wants here:
+    # 'auto' stays on the (faster) stored path rather than streaming more basis functions,
+    # and says that the budget set m.
     X, y = data
-    model, peak = traced_peak(lambda: LowRankSVC(random_state=0, memory_budget=96 * MiB)
-                              .fit(X, y))
+    with pytest.warns(MemoryBudgetWarning):
+        model, peak = traced_peak(lambda: LowRankSVC(random_state=0, memory_budget=96 * MiB)
+                                  .fit(X, y))
     assert not hasattr(model, "n_rows_seen_") and model.basis_.shape[0] >= 439
     assert peak <= 1.1 * 96 * MiB
+
+
+def test_the_auto_cap_grows_with_the_budget():
+    """Budget.check_n_basis on plans of known cost, over budgets from too small for one
+    basis function to all n stored: never smaller at a larger budget; the stored plan's m
+    wherever that holds AUTO_MIN, else AUTO_MIN on the cheapest plan (while it fits)."""
+    from sparsekernel.basis._base import AUTO_MIN
+    from sparsekernel.svm._memory import Budget
+
+    n = 10_000
+
+    def cheapest(m):  # streamed: the m x m matrices only
+        return MemoryPlan("x", 0, squares=8.0 * m * m)
+
+    def stored(m):  # the n x m features besides
+        return MemoryPlan("x", 0, squares=8.0 * m * m, features=8.0 * n * m)
+
+    caps = []
+    for budget in np.geomspace(0.05 * MiB, 2048 * MiB, 60):
+        est = ReducedSVC(memory_budget=float(budget))
+        if cheapest(1).total > budget:
+            with pytest.raises(MemoryBudgetError):
+                Budget(est).check_n_basis("auto", n, cheapest, stored)
+            continue
+        cap = Budget(est).check_n_basis("auto", n, cheapest, stored)
+        m_stored = largest_within(lambda m: stored(m).total, budget, 1, n) or 0
+        m_cheap = largest_within(lambda m: cheapest(m).total, budget, 1, n)
+        assert cap == (m_stored if m_stored >= AUTO_MIN else min(AUTO_MIN, m_cheap))
+        assert not caps or cap >= caps[-1], (budget, cap, caps)
+        caps.append(cap)
+    assert caps[0] < AUTO_MIN and caps[-1] == n  # (from one square to every row stored)
+
+
+@pytest.mark.parametrize("Est", [ReducedSVC, LowRankSVC])
+def test_a_larger_budget_never_gives_a_smaller_auto_basis(Est):
+    """Over budgets from streaming AUTO_MIN basis functions to storing all 'auto' wants:
+    the basis never shrinks, and its accuracy never falls (the rule this replaces streamed
+    many basis functions at a small budget and stored far fewer at a larger one)."""
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(20000, noise=0.3, random_state=0)
+    Xt, yt = make_moons(4000, noise=0.3, random_state=1)
+    sizes, scores = [], []
+    for budget in (6, 24, 48, 128):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MemoryBudgetWarning)
+            model = Est(C=1e4, random_state=0, memory_budget=budget * MiB).fit(X, y)
+        sizes.append(model.basis_.shape[0])
+        scores.append(model.score(Xt, yt))
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1], sizes
+    assert all(s >= max(scores[:i], default=0) - 0.003 for i, s in enumerate(scores)), scores
+
+
+@pytest.mark.parametrize("Est", [ReducedSVC, LowRankSVC])
+def test_the_budget_that_set_m_is_named_and_holds_the_basis_auto_wanted(data, Est):
+    """The warning names 'auto''s m, the m used and a budget; at that budget the fit uses
+    'auto''s m, without a warning."""
+    X, y = data
+    with pytest.warns(MemoryBudgetWarning) as record:
+        small = Est(random_state=0, memory_budget=24 * MiB).fit(X, y)
+    message = str(record[0].message)
+    wanted, used, needed = re.search(
+        r"n_basis='auto' wanted (\d+) and the fit uses (\d+)\. memory_budget='([^']+)' would "
+        r"hold \1", message).groups()
+    assert int(used) == small.basis_.shape[0] < int(wanted), message
+    assert message.startswith(f"{Est.__name__}: memory_budget=24 MiB set the number of basis")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MemoryBudgetWarning)
+        large = Est(random_state=0, memory_budget=needed.replace(" ", "")).fit(X, y)
+        unlimited = Est(random_state=0, memory_budget=float("inf")).fit(X, y)
+    assert large.basis_.shape[0] == unlimited.basis_.shape[0]
+    # (Cholesky whitening may drop dependent landmarks: LowRankSVC keeps at most 'auto''s m.)
+    assert large.basis_.shape[0] <= int(wanted)
+    assert not hasattr(large, "n_rows_seen_")
 
 
 def _flat(n=1500, seed=0):

@@ -31,10 +31,12 @@ from .utils import (
     COMMON_CONSTRAINTS,
     UNLIMITED_MEMORY_BUDGET,
     Interval,
+    MemoryBudgetWarning,
     MemoryPlan,
     Options,
     SolverProgress,
     check_sample_weight,
+    format_bytes,
     is_dask_collection,
     largest_within,
     log_line,
@@ -273,11 +275,14 @@ class KernelExpansionMixin:
                              reset=reset)
 
     def _fit_kernel_basis(self, X, y_basis=None, max_n_basis=None, all_rows_up_to=None,
-                          gamma=None, n_rows=None, X_device=None):
+                          gamma=None, n_rows=None, X_device=None, budget_for=None):
         """Choose Z with the estimator's own kernel; sets ``basis_``, ``basis_indices_``,
         ``gamma_`` and returns ``(kernel, BasisResult)``. ``max_n_basis`` caps 'auto' (the
         largest m the caller's own memory plan allows; the shared plan of
-        :meth:`_plan_basis` applies as well); ``all_rows_up_to``: see
+        :meth:`_plan_basis` applies as well); where a cap lowers 'auto', a
+        :class:`~sparsekernel.utils.MemoryBudgetWarning` names the budget that would hold
+        the basis 'auto' wanted (``budget_for(m)``: bytes of the caller's preferred plan on
+        m basis functions, beside the shared plan's); ``all_rows_up_to``: see
         :func:`~sparsekernel.basis.fit_kernel_basis`; ``gamma`` and ``n_rows``: for ``X`` a
         sample of a dask collection, gamma resolved on all its rows (instead of
         ``self.gamma``) and their number (which 'auto' and a fractional n_basis size m
@@ -291,7 +296,25 @@ class KernelExpansionMixin:
             X_device=X_device)
         self._share_kernel_budget(kern, X, res.centers.shape[0])
         self.basis_, self.basis_indices_, self.gamma_ = res.centers, res.indices, kern.gamma
+        if "n_basis_wanted" in res.info:
+            self._warn_budget_set_m(X, res.info["n_basis_wanted"], res.centers.shape[0],
+                                    budget_for)
         return kern, res
+
+    def _warn_budget_set_m(self, X, wanted, m, budget_for=None):
+        """:class:`~sparsekernel.utils.MemoryBudgetWarning`: the budget, not the problem,
+        set m (``wanted`` is what 'auto' chose); with the budget that would hold ``wanted``."""
+        (n, d), itemsize = X.shape, np.result_type(X.dtype, np.float32).itemsize
+        needed = self._memory_plan(n, wanted, d, itemsize).total
+        if budget_for is not None:
+            needed = max(needed, budget_for(wanted))
+        budget = format_bytes(parse_memory_budget(self.memory_budget))
+        needed *= 1.01  # format_bytes keeps 3 digits: never show less than the plan needs
+        warnings.warn(MemoryBudgetWarning(
+            f"{type(self).__name__}: memory_budget={budget} set the number of basis "
+            f"functions, not the problem: n_basis='auto' wanted {wanted} and the fit uses {m}. "
+            f"memory_budget='{format_bytes(needed)}' would hold {wanted} (float('inf') for no "
+            "cap); or pass n_basis to choose m yourself."), stacklevel=2)
 
     def _auto_C(self):
         """The regularisation ``n_basis='auto'`` sizes the basis for

@@ -48,7 +48,8 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     basis : str, array-like or BasisSelector
     random_state : int, RandomState or None
     max_n_basis : int, optional
-        Cap on 'auto' (the largest m the memory plan allows).
+        Cap on 'auto' (the largest m the memory plan allows). Where it lowers 'auto', the
+        count 'auto' chose is ``result.info['n_basis_wanted']``.
     C : float, default=1.0
         The estimator's regularisation parameter, which ``n_basis='auto'`` sizes the basis
         for (:func:`auto_n_basis`).
@@ -87,7 +88,7 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
     kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X)
     selector = make_basis_selector(basis)
     rng = check_random_state(random_state)
-    m = None
+    m = note = None
     if not hasattr(selector, "centers"):
         auto = None
         if isinstance(n_basis, str) and n_basis == "auto":
@@ -98,7 +99,6 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
                 and auto >= AUTO_ALL_ROWS_SHARE * n):
             fit_note("n_basis='auto' chose", {"m": n, "n_samples": n, "all_rows": True})
             return kern, BasisResult(X, np.arange(n), info={"all_rows": True})
-        note = None
         if auto is not None and max_n_basis is not None and max_n_basis < auto:
             note = {"memory_budget_lowered_it_from": auto}  # the memory plan's cap
             auto = max_n_basis
@@ -107,6 +107,8 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
     on_device = X_device is not None and getattr(selector, "supports_array_api", False)
     res = selector.select(X_device if on_device else X, y, n_basis=m, random_state=rng,
                           **extra)
+    if note is not None:  # for the caller's MemoryBudgetWarning
+        res.info["n_basis_wanted"] = note["memory_budget_lowered_it_from"]
     if res.gamma is not None:  # per-centre widths from the selector replace gamma
         kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X, res.gamma)
     return kern, res

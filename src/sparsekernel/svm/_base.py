@@ -43,7 +43,7 @@ from ..solvers import SquaredSmoothHinge, newton_armijo, newton_kernel
 from ..solvers._rows import is_provider
 from ..solvers.newton_ovr import newton_ovr
 from ..utils import Interval, SolverProgress, constraints
-from ._memory import Budget, presolve_rows, reduced_plan
+from ._memory import Budget, budget_holding, presolve_rows, reduced_plan
 
 __all__ = ["SVM_CONSTRAINTS", "BaseSmoothSVM", "kernel_newton", "solve_in_rows",
            "solve_squared_hinge"]
@@ -75,7 +75,9 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
         if self.n_basis is not None:
             m_max = budget.check_n_basis(self.n_basis, n, plan,
                                          lambda m: plan(m, stored=True))
-            kern, _ = self._fit_kernel_basis(X, y_basis, m_max)
+            kern, _ = self._fit_kernel_basis(
+                X, y_basis, m_max, budget_for=lambda m: budget_holding(
+                    self, lambda b: reduced_plan(b, self, n, m, k, itemsize, True).total))
         else:
             self._check_full_kernel()
             if self.kernel == "linear":  # the linear SSVM, in the primal on X itself

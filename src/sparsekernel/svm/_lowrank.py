@@ -57,7 +57,7 @@ from ..utils import (
 )
 from ..utils.fitted_spec import CLASSES, INFO, Floats
 from ._base import kernel_newton, solve_squared_hinge
-from ._memory import MIN_CHUNK, Budget, lowrank_plan
+from ._memory import MIN_CHUNK, Budget, budget_holding, lowrank_plan
 
 __all__ = ["LowRankSVC"]
 
@@ -299,14 +299,18 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         (n, k), budget = Y.shape, Budget(self)
         smallest = min(MIN_CHUNK, self.chunk_size, n)
 
+        def itemsize(m):
+            return feature_dtype(X.dtype, n, m).itemsize
+
         def plan(m, chunk=None):
-            itemsize = feature_dtype(X.dtype, n, m).itemsize
-            return lowrank_plan(budget, self, n, m, k, itemsize, chunk)
+            return lowrank_plan(budget, self, n, m, k, itemsize(m), chunk)
 
         m_max = budget.check_n_basis(self.n_basis, n, lambda m: plan(m, smallest), plan)
         exact = (self.loss == "squared_hinge" and n <= ALL_ROWS_MAX
                  and all_rows_bytes(n, k, budget.threads) <= budget.bytes)
-        kern, res = self._fit_kernel_basis(X, y_enc, m_max, n if exact else None)
+        kern, res = self._fit_kernel_basis(
+            X, y_enc, m_max, n if exact else None, budget_for=lambda m: budget_holding(
+                self, lambda b: lowrank_plan(b, self, n, m, k, itemsize(m)).total))
         if res.info.get("all_rows"):
             return self._fit_all_rows(X, Y, sw, kern)
         fmap = self._map_on_basis(kern, res, X, self.whitening, planned=True)

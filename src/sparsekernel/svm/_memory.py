@@ -4,9 +4,12 @@
 targets and working vectors, the m x m systems, the stored features or the chunks of a
 streamed fit, and the kernel blocks. A fit plans before it allocates:
 
-1. ``n_basis='auto'`` is lowered to the largest m whose stored path fits the budget when that
-   m is still in the range 'auto' chooses from (the stored path is several times faster),
-   else to the largest m whose cheapest path fits;
+1. ``n_basis='auto'`` is lowered to the largest m whose stored path fits the budget (the
+   stored path is several times faster than streaming the same m), and never below
+   ``AUTO_MIN`` (the smallest basis 'auto' takes) while the cheapest path holds that many.
+   The cap grows with the budget, so a larger budget never gives a smaller basis; when it
+   binds, the fit warns (:class:`~sparsekernel.utils.MemoryBudgetWarning`) with the budget
+   that would store the basis 'auto' wanted;
 2. an explicit ``n_basis`` whose cheapest path does not fit raises
    :class:`~sparsekernel.utils.MemoryBudgetError` with the estimate, before the basis is
    chosen;
@@ -37,7 +40,7 @@ from ..solvers import (
 from ..solvers.newton_ovr import newton_ovr_bytes
 from ..utils import MemoryPlan, largest_within, parse_memory_budget
 
-__all__ = ["MIN_CHUNK", "Budget"]
+__all__ = ["MIN_CHUNK", "Budget", "budget_holding"]
 
 #: Rows of the smallest chunk a streamed LowRankSVC fit is planned with.
 MIN_CHUNK = 256
@@ -49,11 +52,13 @@ class Budget:
     Parameters
     ----------
     estimator : estimator with ``memory_budget``
+    nbytes : int, optional
+        Another budget for the same estimator (:func:`budget_holding`).
     """
 
-    def __init__(self, estimator):
+    def __init__(self, estimator, nbytes=None):
         self.owner = type(estimator).__name__
-        self.bytes = parse_memory_budget(estimator.memory_budget)
+        self.bytes = parse_memory_budget(estimator.memory_budget if nbytes is None else nbytes)
         # The most threads the solvers may run (the CPUs), not the plan in force: the plan,
         # and so 'auto''s m and the stored or streamed path, is the same at any thread count.
         self.threads = max_threads()
@@ -75,24 +80,43 @@ class Budget:
         return largest_within(lambda m: cost(m).total, self.bytes, 1, n)
 
     def check_n_basis(self, n_basis, n, cost, stored_cost):
-        """The cap on m: for an explicit n_basis None, after raising
+        """The cap on m.
+
+        For an explicit ``n_basis``: None, after raising
         :class:`~sparsekernel.utils.MemoryBudgetError` (with the estimate) unless its
-        cheapest plan ``cost`` fits; for 'auto' the largest m whose stored plan
-        ``stored_cost`` fits (stored features are solved several times faster than blocks or
-        chunks) when that m is within the range 'auto' chooses from, else the largest m
-        whose cheapest plan fits."""
+        cheapest plan ``cost`` fits. For 'auto': the largest m whose stored plan
+        ``stored_cost`` fits, or ``min(n, AUTO_MIN)`` streamed (or recomputed) where even
+        that many do not fit stored but the cheapest plan holds them.
+
+        Both terms grow with the budget, so the cap does: a larger budget never gives a
+        smaller basis. The stored path is preferred over streaming a larger m because it is
+        several times faster at the same m; a budget below the stored plan of the basis
+        'auto' wants is reported by the fit (:class:`~sparsekernel.utils.MemoryBudgetWarning`)
+        rather than turned into a slow streamed fit of every basis function.
+        """
         if not (isinstance(n_basis, str) and n_basis == "auto"):
             m = resolve_n_basis(n_basis, n)
             cost(m).require(f"n_basis={n_basis!r} is too many basis functions for this budget: "
                             "lower n_basis, or raise memory_budget (float('inf') for no cap)")
             return None
-        m_stored = self.largest_m(stored_cost, n)
-        if m_stored is not None and m_stored >= min(n, AUTO_MIN):
-            return m_stored
-        m_max = self.largest_m(cost, n)
-        if m_max is None:
+        m_stored = self.largest_m(stored_cost, n) or 0
+        m_floor = self.largest_m(cost, min(n, AUTO_MIN))
+        if m_floor is None:
             cost(1).require("raise memory_budget (float('inf') for no cap)")
-        return m_max
+        return max(m_stored, m_floor)
+
+
+def budget_holding(estimator, cost):
+    """The budget whose plan ``cost(budget)`` (a :class:`Budget` -> bytes) fits it: the
+    plan's shares (kernel blocks, kept Hessians) grow with the budget, so the estimate at
+    the present budget is iterated until it holds itself."""
+    nbytes = cost(Budget(estimator))
+    for _ in range(16):
+        needed = cost(Budget(estimator, nbytes))
+        if needed <= nbytes:
+            break
+        nbytes = needed
+    return nbytes
 
 
 def lowrank_plan(budget, est, n, m, k, itemsize, chunk=None):

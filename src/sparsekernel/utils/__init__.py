@@ -4,7 +4,7 @@
 from .. import _lazy_exports
 
 __all__ = ["COMMON_CONSTRAINTS", "DEFAULT_MEMORY_BUDGET", "InvalidParameterError", "Interval",
-           "MemoryBudgetError", "MemoryPlan", "Options", "SolverProgress",
+           "MemoryBudgetError", "MemoryBudgetWarning", "MemoryPlan", "Options", "SolverProgress",
            "UNLIMITED_MEMORY_BUDGET", "check_random_state", "check_sample_weight",
            "column_mean_std", "constraints", "eigenvalue_floor", "feature_dtype", "fit_note",
            "fit_step",
@@ -14,7 +14,8 @@ __all__ = ["COMMON_CONSTRAINTS", "DEFAULT_MEMORY_BUDGET", "InvalidParameterError
 
 __getattr__, __dir__ = _lazy_exports(globals(), {
     "._memory": ["DEFAULT_MEMORY_BUDGET", "UNLIMITED_MEMORY_BUDGET", "MemoryBudgetError",
-                 "MemoryPlan", "format_bytes", "largest_within", "parse_memory_budget"],
+                 "MemoryBudgetWarning", "MemoryPlan", "format_bytes", "largest_within",
+                 "parse_memory_budget"],
     "._numerics": ["column_mean_std", "eigenvalue_floor", "feature_dtype", "repeated_rows"],
     "._plotting": ["pyplot"],
     "._progress": ["SolverProgress", "fit_note", "fit_step", "log_line"],

@@ -7,8 +7,9 @@ import math
 import numbers
 import re
 
-__all__ = ["DEFAULT_MEMORY_BUDGET", "UNLIMITED_MEMORY_BUDGET", "MemoryBudgetError", "MemoryPlan",
-           "format_bytes", "largest_within", "parse_memory_budget"]
+__all__ = ["DEFAULT_MEMORY_BUDGET", "UNLIMITED_MEMORY_BUDGET", "MemoryBudgetError",
+           "MemoryBudgetWarning", "MemoryPlan", "format_bytes", "largest_within",
+           "parse_memory_budget"]
 
 #: Default cap on what a fit allocates beyond its input: 3 GiB. Enough to store the features
 #: of tens of thousands of dense rows on the basis functions 'auto' gives them, for the joint
@@ -98,6 +99,16 @@ class MemoryBudgetError(ValueError):
 
     A ValueError: the parameters (``n_basis``, ``memory_budget``, ``chunk_size``) ask for
     more than they allow together, as scikit-learn's other parameter errors.
+    """
+
+
+class MemoryBudgetWarning(UserWarning):
+    """``memory_budget``, not the problem, set the number of basis functions.
+
+    ``n_basis='auto'`` sizes the basis from the data; when the budget cannot hold that
+    many, the fit uses fewer and warns with both numbers and the budget that would hold
+    them. Raise ``memory_budget`` (or pass ``n_basis``) to fit the basis the problem asks
+    for; silence it with :func:`warnings.filterwarnings` to keep the smaller model.
     """
 
 
