@@ -292,3 +292,17 @@ def test_gpu_benchmark_quick_profile_runs_on_a_cpu_namespace(tmp_path):
                                           f"{os.cpu_count()} cores)"]
     assert rows[0]["error_pct"] == pytest.approx(rows[1]["error_pct"], abs=0.05)
     assert rows[0]["error_pct"] < 15.0
+
+
+def test_budget_benchmark_quick_profile_runs(tmp_path):
+    subprocess.run([sys.executable, str(BENCH / "bench_budget.py"), "--quick", "--out",
+                    str(tmp_path)], check=True, capture_output=True, timeout=600)
+    rows = json.loads((tmp_path / "budget_quick.json").read_text())["rows"]
+    assert [(r["estimator"], r["memory_budget"]) for r in rows] == [
+        (est, b) for est in ("LowRankSVC", "ReducedSVC") for b in ("6 MiB", "24 MiB")]
+    for small, large in (rows[:2], rows[2:]):
+        assert "error" not in small and "error" not in large, (small, large)
+        assert small["n_basis"] <= large["n_basis"] < small["auto_wanted"]  # capped, growing
+        assert large["drop_pts"] == max(0.0, small["accuracy_pct"] - large["accuracy_pct"])
+    assert rows[0]["path"] == "streamed"  # 6 MiB stores fewer than 'auto''s minimum
+    assert (tmp_path / "budget_quick.png").stat().st_size > 0
