@@ -37,6 +37,7 @@ extensions = [
     "sphinx_design",
     "sphinx_gallery.gen_gallery",
     "performance",  # docs/_ext/performance.py: the performance page from benchmarks/results
+    "gallery_figure",  # docs/_ext/gallery_figure.py: a gallery example's figure on a page
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -84,10 +85,26 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"sparsekernel {release}"
 html_theme_options = {
     "navbar_align": "left",
+    # Every top-level page in the navbar (short titles in index.md's toctree), none in "More".
+    "header_links_before_dropdown": 8,
+    "navbar_persistent": ["search-button"],
+    "navbar_end": ["theme-switcher"],
     "show_toc_level": 2,
     "navigation_with_keys": False,
     "footer_start": ["copyright"],
     "footer_end": [],
+}
+# The left sidebar lists a section's pages: only the sections that have some (the user guide,
+# the gallery, the API reference) show it; single pages use the whole width.
+html_sidebars = {
+    "index": [],
+    "getting_started": [],
+    "cli": [],
+    "distributed": [],
+    "plots": [],
+    "performance": [],
+    "search": [],
+    "genindex": [],
 }
 html_static_path = ["_static"]
 html_css_files = ["sparsekernel.css"]
