@@ -32,6 +32,11 @@ class BasisResult:
     info : dict
         Diagnostics of the selection (candidates examined, rounds, ...); empty for the
         simple selectors.
+
+    See Also
+    --------
+    BasisSelector : What returns it.
+    fit_kernel_basis : Chooses the basis of an estimator.
     """
 
     centers: object
@@ -49,6 +54,13 @@ class BasisSelector(BaseEstimator):
 
     Subclasses implement :meth:`select`. Being scikit-learn estimators, selectors clone and
     expose their parameters to ``GridSearchCV`` (``basis__param``) like any nested estimator.
+
+    See Also
+    --------
+    RandomBasis, KMeansBasis, KMedoidsBasis, SystematicBasis, ClusteringBasis,
+    IncrementalBasis, FixedBasis : The selectors of this package.
+    BasisResult : What :meth:`select` returns.
+    make_basis_selector : The selector of a registered name.
     """
 
     def select(self, X, y=None, *, n_basis, random_state=None, kernel=None):

@@ -129,6 +129,20 @@ class ClusteringBasis(BasisSelector):
     gamma='scale' if there are none). With clusters of a few points the formula gives
     density-estimation bandwidths, far narrower than a good SVM gamma; prefer
     ``n_basis`` well below n.
+
+    See Also
+    --------
+    KMeansBasis : Centres of all the rows together, one shared width.
+    oyang_hwang_width : The per-centre width rule.
+
+    References
+    ----------
+    .. [1] Y.-R. Yeh, S.-Y. Huang, H.-K. Pao and Y.-J. Lee, "A review of reduced kernel
+       trick in machine learning", Journal of the Chinese Statistical Association 52,
+       85-114, 2014 (section 3).
+    .. [2] Y.-J. Oyang and S.-C. Hwang, "An efficient learning algorithm for function
+       approximation with radial basis function networks", Proceedings of the International
+       Conference on Neural Information Processing (ICONIP), 2002.
     """
 
     def __init__(self, *, n_neighbors=10, beta=OYANG_BETA, max_iter=20, subsample=20000):

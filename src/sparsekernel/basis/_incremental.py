@@ -37,6 +37,10 @@ class IncrementalQR:
         Rows of A (the length of every column).
     max_cols : int
         Capacity; at most ``n_rows`` independent columns exist.
+
+    See Also
+    --------
+    IncrementalBasis : The selector that accepts kernel columns with it.
     """
 
     def __init__(self, n_rows, max_cols):
@@ -106,6 +110,17 @@ class IncrementalBasis(BasisSelector):
     Cost with n_A rows, m accepted centres and T candidates examined: O(T n_A (d + m)) time
     (kernel columns plus two projections each) and O(n_A (m + batch_size)) memory, against
     the paper's O(T m^3) for re-solving the normal equations per candidate.
+
+    See Also
+    --------
+    SystematicBasis : Rows chosen by the training error of the reduced SVM.
+    RandomBasis : Random rows, no test of independence.
+
+    References
+    ----------
+    .. [1] Y.-R. Yeh, S.-Y. Huang, H.-K. Pao and Y.-J. Lee, "A review of reduced kernel
+       trick in machine learning", Journal of the Chinese Statistical Association 52,
+       85-114, 2014 (section 3: IRSVM).
     """
 
     def __init__(self, *, delta=0.1, max_rejections=100, max_rows=5000, batch_size=128):

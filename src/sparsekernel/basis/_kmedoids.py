@@ -79,6 +79,11 @@ class KMedoidsBasis(BasisSelector):
     subsample : int or None, default=2000
         Rows clustered (at least ``n_basis``); each iteration costs O(n_sub^2 d / n_basis).
         None uses all rows.
+
+    See Also
+    --------
+    KMeansBasis : Centroids (not necessarily rows), cheaper per iteration.
+    RandomBasis : Random rows.
     """
 
     def __init__(self, *, max_iter=20, subsample=2000):

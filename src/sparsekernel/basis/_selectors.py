@@ -43,6 +43,16 @@ class RandomBasis(BasisSelector):
         Draw from each class in proportion to its size, with at least one centre per class
         (so rare classes are represented). Only classifiers pass labels to selectors, so this
         has no effect for regression.
+
+    See Also
+    --------
+    KMeansBasis : Centres that cover the data (k-means centroids).
+    SystematicBasis : Rows chosen to reduce the training error, round by round.
+
+    References
+    ----------
+    .. [1] Y.-J. Lee and O. L. Mangasarian, "RSVM: Reduced support vector machines",
+       Proceedings of the SIAM International Conference on Data Mining, 2001.
     """
 
     def __init__(self, *, stratify=True):
@@ -80,7 +90,7 @@ class KMeansBasis(BasisSelector):
 
     A few Lloyd iterations from random rows on at most ``subsample`` rows: the centres only
     need to cover the data, not to converge. With ``init='random'`` the iterations are the
-    package's own BLAS-3 loop (:mod:`sparsekernel.basis._lloyd`; importing scikit-learn's
+    package's own BLAS-3 loop (importing scikit-learn's
     KMeans cost as much as a small fit), with 'k-means++' scikit-learn's ``KMeans``. The
     start is random rows rather than k-means++ on purpose: k-means++ adds m sequential
     distance passes, which cost more than the rest of a LowRankSVC fit, for the same test
@@ -95,6 +105,18 @@ class KMeansBasis(BasisSelector):
         Rows used for clustering (at least ``n_basis``); None uses all rows.
     init : {'random', 'k-means++'}, default='random'
         Random rows (then our Lloyd iterations), or k-means++ (scikit-learn's KMeans).
+
+    See Also
+    --------
+    KMedoidsBasis : Training rows at the centre of their clusters.
+    ClusteringBasis : Class-wise centres with a width each.
+    sklearn.cluster.KMeans : The k-means of ``init='k-means++'``.
+
+    References
+    ----------
+    .. [1] K. Zhang, L. Lan, Z. Wang and F. Moerchen, "Scaling up kernel SVM on limited
+       resources: A low-rank linearization approach", Proceedings of the 15th
+       International Conference on Artificial Intelligence and Statistics (AISTATS), 2012.
     """
 
     def __init__(self, *, max_iter=5, subsample=20000, init="random"):
@@ -105,7 +127,7 @@ class KMeansBasis(BasisSelector):
     @property
     def supports_array_api(self):
         """Whether :meth:`select` computes on X's device for X of an array-API namespace
-        (our Lloyd loop, :func:`~sparsekernel.basis._lloyd.lloyd`; not scikit-learn's
+        (the package's own Lloyd iterations of ``init='random'``; not scikit-learn's
         k-means++)."""
         return self.init == "random"
 
@@ -148,6 +170,20 @@ class FixedBasis(BasisSelector):
     Parameters
     ----------
     centers : array-like or CSR matrix of shape (m, d)
+
+    See Also
+    --------
+    BasisSelector : The interface of every selector.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sparsekernel import ReducedSVC
+    >>> from sparsekernel.basis import FixedBasis
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> clf = ReducedSVC(basis=FixedBasis(X[[0, 3]])).fit(X, [0, 0, 1, 1])
+    >>> clf.basis_.shape
+    (2, 1)
     """
 
     def __init__(self, centers):

@@ -83,6 +83,17 @@ class SystematicBasis(BasisSelector):
     With n_f fit rows and rounds growing Z geometrically, the kernel columns cost O(n_f m d)
     in total and each round's Newton steps O(n_f m^2), so the selection costs a small
     multiple of one reduced fit at the final size. Needs class labels (classifiers only).
+
+    See Also
+    --------
+    IncrementalBasis : Rows whose kernel columns are far from the span of those taken.
+    RandomBasis : Random rows, as in the original RSVM.
+
+    References
+    ----------
+    .. [1] Y.-R. Yeh, S.-Y. Huang, H.-K. Pao and Y.-J. Lee, "A review of reduced kernel
+       trick in machine learning", Journal of the Chinese Statistical Association 52,
+       85-114, 2014 (section 3).
     """
 
     def __init__(self, *, n_init=2, n_strata="auto", C=10.0, accuracy_threshold=None,

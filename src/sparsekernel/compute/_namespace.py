@@ -37,6 +37,11 @@ class Backend:
         The namespace (``array_api_compat``'s wrapper for NumPy, CuPy and PyTorch).
     device : object or None
         The device of the inputs (None for NumPy).
+
+    See Also
+    --------
+    backend_of : The backend of an input array.
+    to_numpy : An array of any namespace as a NumPy array.
     """
 
     def __init__(self, xp, device=None):

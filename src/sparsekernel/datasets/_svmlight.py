@@ -577,6 +577,12 @@ class SvmlightChunks:
     --------
     >>> chunks = SvmlightChunks("huge.libsvm", chunk_size=20000)  # doctest: +SKIP
     >>> clf = LowRankSVC(n_passes=2).fit_stream(chunks)  # doctest: +SKIP
+
+    See Also
+    --------
+    load_svmlight_path : A whole file in memory.
+    sparsekernel.LowRankSVC.fit_stream : Fits on chunks such as these.
+    sklearn.datasets.load_svmlight_file : scikit-learn's reader, a whole file at once.
     """
 
     def __init__(self, path, chunk_size, n_features=None, dtype=np.float64, zero_based=False,

@@ -111,6 +111,21 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     >>> kcca = ReducedKernelCCA(n_components=1, n_basis=50, random_state=0).fit(X, Y)
     >>> bool(kcca.correlations_[0] > 0.9)
     True
+
+    See Also
+    --------
+    ReducedKernelPCA : Directions of largest variance of one view.
+    ReducedKernelSIR : Directions that predict a response.
+    sklearn.cross_decomposition.CCA : Linear canonical correlation analysis.
+
+    References
+    ----------
+    .. [1] S.-Y. Huang, M.-H. Lee and C. K. Hsiao, "Nonlinear measures of association with
+       kernel canonical correlation analysis and applications", Journal of Statistical
+       Planning and Inference 139(7), 2162-2174, 2009.
+    .. [2] Y.-R. Yeh, S.-Y. Huang, H.-K. Pao and Y.-J. Lee, "A review of reduced kernel
+       trick in machine learning", Journal of the Chinese Statistical Association 52,
+       85-114, 2014 (section 4).
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).

@@ -89,6 +89,19 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     >>> kpca = ReducedKernelPCA(n_components=2, gamma=2.0, n_basis=50, random_state=0)
     >>> kpca.fit_transform(X).shape
     (400, 2)
+
+    See Also
+    --------
+    ReducedKernelSIR : Supervised directions (sliced inverse regression) on the same data.
+    ReducedKernelCCA : Directions of largest correlation between two views.
+    NystromFeatures : The Nystrom features whose linear PCA ``method='nystrom'`` is.
+    sklearn.decomposition.KernelPCA : Exact kernel PCA, O(n^2) memory.
+
+    References
+    ----------
+    .. [1] Y.-R. Yeh, S.-Y. Huang, H.-K. Pao and Y.-J. Lee, "A review of reduced kernel
+       trick in machine learning", Journal of the Chinese Statistical Association 52,
+       85-114, 2014 (section 4).
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).

@@ -108,6 +108,21 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     >>> X, y = load_iris(return_X_y=True)
     >>> ReducedKernelSIR(n_basis=30, random_state=0).fit_transform(X, y).shape
     (150, 2)
+
+    See Also
+    --------
+    ReducedKernelPCA : Unsupervised directions on the same reduced kernel data.
+    ReducedKernelCCA : Directions of largest correlation between two views.
+    sklearn.discriminant_analysis.LinearDiscriminantAnalysis : Linear supervised directions.
+
+    References
+    ----------
+    .. [1] Y.-R. Yeh, S.-Y. Huang and Y.-J. Lee, "Nonlinear dimension reduction with kernel
+       sliced inverse regression", IEEE Transactions on Knowledge and Data Engineering
+       21(11), 1590-1603, 2009.
+    .. [2] Y.-R. Yeh, S.-Y. Huang, H.-K. Pao and Y.-J. Lee, "A review of reduced kernel
+       trick in machine learning", Journal of the Chinese Statistical Association 52,
+       85-114, 2014 (section 4).
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).

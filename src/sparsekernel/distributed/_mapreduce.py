@@ -83,7 +83,8 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
     the primal on the table) is fitted on it. Prediction (Algorithm 5) maps a row to its part
     scores, then applies the final linear model. For k > 2 classes the part models and the
     final model are one-vs-rest (k scores per part). All of them solve the SVM family's
-    objective (:mod:`sparsekernel.svm._base`) on their own data.
+    objective (:class:`~sparsekernel.ReducedSVC`; :doc:`/user_guide/svm`) on their own data;
+    :doc:`/distributed` compares the model with one fit on all the rows.
 
     Parameters
     ----------
@@ -181,6 +182,19 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
     >>> clf = MapReduceSVC(n_parts=4, n_basis=120, gamma=2.0, C=10.0, random_state=0)
     >>> bool(clf.fit(X, y).score(X, y) > 0.95)
     True
+
+    See Also
+    --------
+    sparsekernel.ReducedSVC : One reduced SVM on all the rows (on a dask collection too).
+    sparsekernel.LowRankSVC : The low-rank SVM, fitted on a dask collection where its rows
+        are.
+    sparsekernel.distributed.parallel_predict : Predictions of any model on Dask.
+
+    References
+    ----------
+    .. [1] Y.-R. Yeh, S.-Y. Huang, H.-K. Pao and Y.-J. Lee, "A review of reduced kernel
+       trick in machine learning", Journal of the Chinese Statistical Association 52,
+       85-114, 2014 (section 5, Algorithm 4).
     """
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).
     _fitted_spec = ClassSpec(

@@ -184,6 +184,11 @@ class NBasisCurveDisplay:
     ...                                          cv=3, random_state=0)
     >>> disp.error_mean.shape
     (3,)
+
+    See Also
+    --------
+    n_basis_curve : The same measurements, without a plot.
+    sklearn.model_selection.ValidationCurveDisplay : The curve of any one parameter.
     """
 
     def __init__(self, *, n_basis, errors, fit_times, error_name="error",

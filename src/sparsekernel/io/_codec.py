@@ -31,6 +31,10 @@ class ModelFormatError(ValueError):
 
     Raised by :func:`~sparsekernel.io.save` when the estimator holds a value the format cannot
     represent, and by :func:`~sparsekernel.io.load` when a file is not a valid model file.
+
+    See Also
+    --------
+    save, load : Write and read model files.
     """
 
 

@@ -51,6 +51,11 @@ class FeatureScaleWarning(UserWarning):
     features (``sklearn.preprocessing.StandardScaler`` in a pipeline) or pass a numeric
     gamma; silence it with ``warnings.filterwarnings("ignore",
     category=FeatureScaleWarning)`` when the scales are intended.
+
+    See Also
+    --------
+    sparsekernel.kernels.resolve_gamma : Resolves ``gamma='scale'`` (and warns).
+    sklearn.preprocessing.StandardScaler : Puts the features on one scale.
     """
 
 
@@ -185,6 +190,13 @@ class Kernel:
     ``K(X, Z)`` is computed ``block_rows`` rows of X at a time, with ``block_rows`` planned from
     ``memory_budget``, the number of centres and the kernel's temporaries. Results are float32
     when X and Z are float32, float64 otherwise; CSR input is never densified as a whole.
+
+    See Also
+    --------
+    rbf_kernel, laplacian_kernel, polynomial_kernel, linear_kernel, sigmoid_kernel :
+        The kernel functions on two arrays.
+    plan_block_rows : The rows per block a memory budget allows.
+    sklearn.metrics.pairwise.pairwise_kernels : scikit-learn's kernels, all rows at once.
     """
 
     def __init__(self, name="rbf", gamma=1.0, degree=3, coef0=0.0, memory_budget=None):

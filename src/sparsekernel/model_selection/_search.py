@@ -107,8 +107,23 @@ class UniformDesignSearchCV(GridSearchCV):
     >>> from sparsekernel.model_selection import UniformDesignSearchCV
     >>> X, y = make_moons(300, noise=0.2, random_state=0)
     >>> search = UniformDesignSearchCV(ReducedSVC(n_basis=30, random_state=0), cv=3)
-    >>> search.fit(X, y).cv_results_["params"].__len__()
-    21
+    >>> search.fit(X, y).design_
+    '13-9'
+    >>> len(search.cv_results_["params"])  # 13 + 9 (8 when stage 2 is centred on a stage-1 point)
+    22
+
+    See Also
+    --------
+    plot_ud_search : Draws the two stages' points and scores.
+    gamma_search_range : The default gamma range, from the data's distances.
+    sklearn.model_selection.GridSearchCV : Every point of a grid.
+    sklearn.model_selection.RandomizedSearchCV : Random points.
+
+    References
+    ----------
+    .. [1] C.-M. Huang, Y.-J. Lee, D. K. J. Lin and S.-Y. Huang, "Model selection for
+       support vector machines via uniform design", Computational Statistics and Data
+       Analysis 52, 335-346, 2007.
     """
 
     # scikit-learn checks its own parameters at fit entry; ours are checked by

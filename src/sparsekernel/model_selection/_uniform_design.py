@@ -137,6 +137,11 @@ class SearchBoundaryWarning(UserWarning):
     """The best point of a search lies on the edge of its search box.
 
     The true optimum may lie outside the box: widen the range named in the message.
+
+    See Also
+    --------
+    UniformDesignSearchCV : The search that warns.
+    check_search_boundary : The test, on any best point and box.
     """
 
 

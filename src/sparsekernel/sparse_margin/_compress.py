@@ -39,8 +39,9 @@ class ReducedSetSVC(ExpansionClassifier):
     fewer vectors z_j (not training points) found greedily by the fixed-point iteration
     (:func:`reduced_set_rbf`), and coefficients minimizing ``||w - sum_j beta_j phi(z_j)||``
     (eq. 47); the SVM's bias is kept. The modified RS method (MRS, the default) keeps the same
-    vectors but re-computes coefficients and bias by solving the family objective
-    (:mod:`sparsekernel.sparse_margin._base`, eq. 45) on them exactly, on the training data.
+    vectors but re-computes coefficients and bias by solving the SVM objective of
+    :class:`SparseMarginClassifier` (eq. 45; :doc:`/user_guide/sparse_margin`) on them
+    exactly, on the training data.
     Either way prediction costs O(m d).
 
     Parameters
@@ -93,6 +94,27 @@ class ReducedSetSVC(ExpansionClassifier):
     See Also
     --------
     compress_svc : the same as a function of a fitted SVC.
+    SparseMarginClassifier : Learns a few expansion vectors in the first place.
+    sklearn.svm.SVC : The model this compresses.
+
+    References
+    ----------
+    .. [1] M. Wu, B. Schoelkopf and G. Bakir, "A direct method for building sparse kernel
+       learning algorithms", Journal of Machine Learning Research 7, 603-624,
+       2006 (sections 4 and 5).
+    .. [2] C. J. C. Burges, "Simplified support vector decision rules", Proceedings of the
+       13th International Conference on Machine Learning (ICML), 71-77, 1996.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sklearn.svm import SVC
+    >>> from sparsekernel import ReducedSetSVC
+    >>> X, y = make_moons(200, noise=0.15, random_state=0)
+    >>> svc = SVC(gamma=2.0, C=10.0).fit(X, y)
+    >>> small = ReducedSetSVC(svc, n_basis=10).fit(X, y)
+    >>> small.n_support_
+    10
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).

@@ -125,6 +125,17 @@ class FisherBasis(LearnedBasis):
         L-BFGS iterations (0 keeps the starting Z).
     verbose : int, default=0
         2 prints a line per L-BFGS iteration and one for the search.
+
+    See Also
+    --------
+    SparseFisherDiscriminant : The sparse KFD itself: this search, then the SVM on Z.
+    SparseMarginBasis : Expansion vectors from the SVM's margin instead.
+
+    References
+    ----------
+    .. [1] M. Wu, B. Schoelkopf and G. Bakir, "A direct method for building sparse kernel
+       learning algorithms", Journal of Machine Learning Research 7, 603-624,
+       2006 (appendix A).
     """
 
     _parameter_constraints = {**LearnedBasis._parameter_constraints, "ridge": RIDGE}
@@ -148,9 +159,9 @@ class SparseFisherDiscriminant(LearnedBasisClassifier):
     The expansion vectors Z maximize the kernel Fisher discriminant's Rayleigh quotient (see
     :class:`FisherBasis`, which is this search as a selector for any estimator), started
     from ``basis``. As the paper says, the eigenvector gives no bias, so the final
-    coefficients and bias come from the exact SVM on the learned Z (eq. 45), the family
-    objective of :mod:`sparsekernel.sparse_margin._base`. Multiclass problems are
-    one-vs-rest on one shared Z minimizing the summed criterion.
+    coefficients and bias come from the exact SVM on the learned Z (eq. 45), the objective
+    of :class:`SparseMarginClassifier` (:doc:`/user_guide/sparse_margin`). Multiclass
+    problems are one-vs-rest on one shared Z minimizing the summed criterion.
 
     Parameters
     ----------
@@ -191,6 +202,29 @@ class SparseFisherDiscriminant(LearnedBasisClassifier):
         W at the initial Z.
     n_iter_ : int
     n_features_in_ : int
+
+    See Also
+    --------
+    FisherBasis : The search for Z, as a basis selector for any estimator.
+    SparseMarginClassifier : Z that minimizes the SVM objective instead.
+    sklearn.discriminant_analysis.LinearDiscriminantAnalysis : Fisher's linear discriminant.
+
+    References
+    ----------
+    .. [1] M. Wu, B. Schoelkopf and G. Bakir, "A direct method for building sparse kernel
+       learning algorithms", Journal of Machine Learning Research 7, 603-624,
+       2006 (appendix A).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sparsekernel import SparseFisherDiscriminant
+    >>> X, y = make_moons(200, noise=0.15, random_state=0)
+    >>> clf = SparseFisherDiscriminant(gamma=2.0, n_basis=6, random_state=0).fit(X, y)
+    >>> clf.basis_.shape
+    (6, 2)
+    >>> bool(clf.score(X, y) > 0.9)
+    True
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).

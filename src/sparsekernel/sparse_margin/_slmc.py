@@ -20,8 +20,9 @@ __all__ = ["SparseMarginBasis", "SparseMarginClassifier", "modified_rsvm"]
 class SparseMarginBasis(LearnedBasis):
     """Expansion vectors Z that minimise the SVM's marginal function W(Z) (SLMC).
 
-    W(Z) is the optimal value of the family objective (:mod:`sparsekernel.sparse_margin._base`)
-    on the span of phi(z_1..z_m), summed over the one-vs-rest problems; each evaluation solves
+    W(Z) is the optimal value of the SVM objective on the span of phi(z_1..z_m) (as in
+    :class:`SparseMarginClassifier`; :doc:`/user_guide/sparse_margin`),
+    summed over the one-vs-rest problems; each evaluation solves
     the linear SVM on the whitened map phi_z exactly by dual coordinate descent, warm-started,
     and the gradient (eq. 46) follows from the envelope theorem. Use it as ``basis=`` of any
     classifier, e.g. ``ReducedSVC(basis=SparseMarginBasis(C=20))``; the kernel must be 'rbf'
@@ -40,6 +41,17 @@ class SparseMarginBasis(LearnedBasis):
         L-BFGS iterations (0 keeps the starting Z).
     verbose : int, default=0
         2 prints a line per L-BFGS iteration and one for the search.
+
+    See Also
+    --------
+    SparseMarginClassifier : The SLMC itself: this search, then the exact SVM on Z.
+    FisherBasis : Expansion vectors from the kernel Fisher criterion instead.
+    sparsekernel.basis.KMeansBasis : Fixed centres, no search.
+
+    References
+    ----------
+    .. [1] M. Wu, B. Schoelkopf and G. Bakir, "A direct method for building sparse kernel
+       learning algorithms", Journal of Machine Learning Research 7, 603-624, 2006.
     """
 
     _parameter_constraints = {**LearnedBasis._parameter_constraints,
@@ -65,8 +77,14 @@ class SparseMarginClassifier(LearnedBasisClassifier):
 
     Wu, Schoelkopf & Bakir (JMLR 2006) constrain the SVM to ``w = sum_j beta_j phi(z_j)`` and
     move the expansion vectors Z (not necessarily training points) to minimize W(Z), the
-    optimal value of the family objective (:mod:`sparsekernel.sparse_margin._base`) on their
-    span: L-BFGS from ``basis``, by :class:`SparseMarginBasis` (this search as a selector for
+    optimal value of the SVM objective on their span: with K(Z, Z) = L L^T and the features
+    phi_Z(x) = L^(-1) K(Z, x),
+
+        W(Z) = min_{v, b}  1/2 ||v||^2 + 1/2 b^2 + C/2 * sum_i s_i loss(y_i (v^T phi_Z(x_i) + b)),
+
+    with the hinge (default) or the squared hinge, in the scaling of every SVM here
+    (:doc:`/user_guide/sparse_margin`). Z moves by
+    L-BFGS from ``basis``, by :class:`SparseMarginBasis` (this search as a selector for
     any estimator). The coefficients are then the exact SVM on Z (eq. 45): O(m d) per
     prediction. Multiclass problems are one-vs-rest on one shared Z that minimizes the sum of
     the binary objectives.
@@ -125,6 +143,19 @@ class SparseMarginClassifier(LearnedBasisClassifier):
     (8, 2)
     >>> bool(clf.objective_ < clf.objective_init_)
     True
+
+    See Also
+    --------
+    SparseMarginBasis : The search for Z, as a basis selector for any estimator.
+    SparseFisherDiscriminant : Z from the kernel Fisher criterion instead.
+    ReducedSetSVC : Compress a fitted SVM to a few expansion vectors.
+    ReducedSVC : The smooth SVM on a chosen (not learned) basis.
+    sklearn.svm.SVC : The kernel SVM on all its support vectors.
+
+    References
+    ----------
+    .. [1] M. Wu, B. Schoelkopf and G. Bakir, "A direct method for building sparse kernel
+       learning algorithms", Journal of Machine Learning Research 7, 603-624, 2006.
     """
 
     #: Fitted attributes, checked when a model is saved or loaded (sparsekernel.io).

@@ -99,6 +99,11 @@ class MemoryBudgetError(ValueError):
 
     A ValueError: the parameters (``n_basis``, ``memory_budget``, ``chunk_size``) ask for
     more than they allow together, as scikit-learn's other parameter errors.
+
+    See Also
+    --------
+    parse_memory_budget : The budget in bytes of a ``memory_budget`` value.
+    InvalidParameterError : A parameter of the wrong type or value.
     """
 
 
@@ -109,6 +114,11 @@ class MemoryBudgetWarning(UserWarning):
     many, the fit uses fewer and warns with both numbers and the budget that would hold
     them. Raise ``memory_budget`` (or pass ``n_basis``) to fit the basis the problem asks
     for; silence it with :func:`warnings.filterwarnings` to keep the smaller model.
+
+    See Also
+    --------
+    MemoryBudgetError : Raised instead when no basis at all fits the budget.
+    parse_memory_budget : The budget in bytes of a ``memory_budget`` value.
     """
 
 

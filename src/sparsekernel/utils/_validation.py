@@ -30,6 +30,10 @@ class InvalidParameterError(ValueError, TypeError):
 
     Subclasses both ``ValueError`` and ``TypeError`` so that existing ``except`` clauses for
     either keep working (as scikit-learn's error of the same name does).
+
+    See Also
+    --------
+    MemoryBudgetError : Parameters that together ask for more memory than allowed.
     """
 
 
