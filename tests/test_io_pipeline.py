@@ -39,8 +39,9 @@ from sklearn.preprocessing import (
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
-from sparsekernel import LowRankSVC, NystromFeatures, ReducedSVC
+from sparsekernel import LSSVR, LowRankSVC, NystromFeatures, OnlineLSSVR, ReducedSVC
 from sparsekernel.io import ModelFormatError, load, save
+from sparsekernel.io._nested import _json_nodes
 from sparsekernel.sparse_margin import compress_svc
 
 from .test_io_fuzz import (
@@ -191,6 +192,62 @@ def test_save_refuses_inconsistent_inner_estimator(tmp_path):
     model[-1].coef_ = model[-1].coef_[:, :3]
     with pytest.raises(ModelFormatError, match=r"steps\[1\]\[1\] \(ReducedSVC\).*coef_"):
         save(model, tmp_path / "model.skm")
+
+
+# --- both containers hold the same sparsekernel estimators -----------------------------------
+
+def _save_both(step, tmp_path):
+    """``step`` loaded from the native layout and from a pipeline (the skops container)."""
+    save(step, tmp_path / "native.skm")
+    save(make_pipeline(step), tmp_path / "pipeline.skm")
+    return load(tmp_path / "native.skm"), load(tmp_path / "pipeline.skm")[-1]
+
+
+def test_streamed_lssvm_step_saves_without_its_running_sums(tmp_path):
+    # A reduced LSSVR keeps the stream's sums and Nystrom map (private objects the format
+    # cannot express) for partial_fit; neither container stores them, and the model in
+    # memory keeps them.
+    step = LSSVR(n_basis=10, random_state=0).fit(X[:60], X[:60, 0])
+    native, inner = _save_both(step, tmp_path)
+    assert sorted(vars(inner)) == sorted(vars(native))
+    assert not any(name.startswith("_") for name in vars(inner))
+    assert_array_equal(inner.predict(X), step.predict(X))
+    for loaded in (native, inner):
+        with pytest.raises(ValueError, match="loaded from a file"):
+            loaded.partial_fit(X[60:], X[60:, 0])
+    step.partial_fit(X[60:], X[60:, 0])  # the saved model still continues its stream
+    assert step.n_rows_seen_ == len(X)
+
+
+def test_online_lssvr_step_continues_after_load(tmp_path):
+    # Its working-set solver is rebuilt from the public attributes, from either container.
+    step = OnlineLSSVR(n_basis=12).fit(X[:60], X[:60, 0])
+    native, inner = _save_both(step, tmp_path)
+    assert not hasattr(inner, "_solver")
+    native.partial_fit(X[60:], X[60:, 0])
+    inner.partial_fit(X[60:], X[60:, 0])
+    assert_array_equal(inner.basis_, native.basis_)
+    assert_array_equal(inner.predict(X), native.predict(X))
+
+
+def test_transient_parameter_is_neither_written_nor_read(tmp_path):
+    pytest.importorskip("distributed")
+    from sparsekernel import MapReduceSVC
+
+    model = make_pipeline(StandardScaler(), MapReduceSVC(n_parts=2, n_basis=8,
+                                                         random_state=0)).fit(X, Y)
+    model[-1].client = "tcp://127.0.0.1:1"
+    save(model, tmp_path / "model.skm")
+    assert model[-1].client == "tcp://127.0.0.1:1"
+    assert load(tmp_path / "model.skm")[-1].client is None
+
+    def point_elsewhere(schema):
+        node = next(n for n in _json_nodes(schema) if n.get("__class__") == "MapReduceSVC")
+        # A node of its own: skops shares one node among equal values (the Nones).
+        node["content"]["content"]["client"] = {**_json_node('"tcp://evil:8786"'), "__id__": 1}
+
+    _rewrite_schema(tmp_path / "model.skm", tmp_path / "edited.skm", point_elsewhere)
+    assert load(tmp_path / "edited.skm")[-1].client is None
 
 
 def _rewrite_schema(src, dst, edit):

@@ -74,8 +74,9 @@ numpy arrays, scalars and dtypes, CSR matrices) and these scikit-learn classes:
 ``SplineTransformer``, whose B-splines hold a function and are evaluated by compiled code
 that trusts their knots, an unknown estimator), naming where it sits, e.g.
 ``Pipeline.steps[0][1]``. Scikit-learn objects keep their private state (they predict from
-it); sparsekernel estimators inside are checked as in the native layout and lose their
-private attributes, as there.
+it); sparsekernel estimators inside are stored as the native layout stores them (their
+parameters, transient ones left out, and public fitted attributes; never private state)
+and checked as there, so both containers hold the same estimators.
 
 What the native layout stores: the parameters (``get_params(deep=False)``) and every
 attribute in ``vars(model)`` whose name ends with ``_`` and does not start with ``_``.
@@ -95,13 +96,16 @@ through an allow-list (the estimators exported by ``sparsekernel.__all__`` and
 ``sparsekernel.basis.__all__``). Before it returns, the whole model is checked:
 
 - the zip directory, before anything is decompressed: no duplicate, unexpected, encrypted
-  or oddly compressed member; ``metadata.json`` at most 8 MiB and all members together
+  or oddly compressed member, no member name with a leading ``/``, a ``.`` or ``..`` part
+  or a backslash; ``metadata.json`` at most 8 MiB and all members together
   within ``load(max_bytes=...)`` (4 GiB by default), decompressed;
 - ``metadata.json``: UTF-8 JSON nested at most 64 levels, at most 500,000 values, no
   duplicate keys and no ``NaN``/``Infinity`` literals; every node a value of the grammar
   above, with no extra keys;
 - the index ``"arrays"`` against the ``.npy`` members, one to one; each member's header
-  (dtype bool, integer, float, complex or unicode; never objects or records) and the bytes
+  (version 1.0 or 2.0, a dict literal of exactly ``descr``, ``fortran_order`` and ``shape``
+  as ``numpy.save`` writes it; dtype bool, integer, float, complex or unicode, never
+  objects or records) and the bytes
   its shape implies against the member's size, before the array is allocated; each array
   used exactly once; CSR parts consistent (``indptr`` rising from 0 to the number of
   values, every column index inside the shape);
@@ -113,28 +117,32 @@ through an allow-list (the estimators exported by ``sparsekernel.__all__`` and
   ``intercept_``, ...); then the model must compute finite values on one zero row.
 
 For a ``"skops"`` file, before skops reads anything: the same zip directory and size checks
-(members: ``metadata.json``, ``schema.json``, ``.npy``, ``.npz``; the arrays inside ``.npz``
-members count against ``max_bytes`` with the members themselves), ``schema.json`` under the
-same JSON caps, every type it names in the allow-list above and built by the node kind
-skops writes for it (an array only from an ``.npy`` member, never by a constructor call; an
-estimator only from its attributes), every member it names present and of the matching
-kind, every ``.npy`` header (also inside ``.npz`` members, each of which must hold one CSR
-matrix) against its member's size. Any error skops raises becomes :class:`ModelFormatError`.
-The loaded object is then walked: only allowed types, arrays of the dtypes above, float
-arrays finite (NaN allowed only in ``categories_`` and ``statistics_``, infinite bin edges
-only in ``bin_edges_``, where honest models hold them), CSR matrices consistent. Every
-scikit-learn object is then validated structurally, innermost first and before any of its
-methods runs: its attributes exactly those its class's ``fit`` sets (a file written by a
-scikit-learn version whose classes hold other attributes is refused), its parameters as
-``fit`` checks them, every fitted array of the expected dtype, dimension and shape
-(consistent with ``n_features_in_``, the classes, the support vectors, ...), integer
-counts and indices in range (e.g. ``SVC``'s ``_n_support``, ``support_`` and the shapes of
-the ``_dual_coef_`` and ``_intercept_`` that libsvm reads), and private state derived from
-public state equal to what scikit-learn derives from it (``OneHotEncoder``'s output widths,
-``PolynomialFeatures``' output size). Every sparsekernel estimator inside is checked and
-probed as above, and a fitted model must compute finite values on one probe row (zeros,
-or each encoded column's first category). :func:`save` runs the same checks on the model
-in memory, so every file it writes loads.
+(members: ``metadata.json``, ``schema.json``, ``.npy``, ``.npz``; the arrays inside
+``.npz`` members count against ``max_bytes`` with the members themselves), ``schema.json``
+under the same JSON caps, every type it names in the allow-list above and built by the node
+kind skops writes for it (an array only from an ``.npy`` member, never by a constructor
+call; an estimator only from its attributes), every member it names present and of the
+matching kind, every array member named by it, every ``.npy`` header (also inside ``.npz``
+members, each of which must hold one CSR matrix) against its member's size. Any error skops
+raises becomes :class:`ModelFormatError`. The loaded object is then walked: only allowed
+types, arrays of the dtypes above, float arrays finite (NaN allowed only in ``categories_``
+and ``statistics_``, infinite bin edges only in ``bin_edges_``, where honest models hold
+them), CSR matrices consistent. Every scikit-learn object is then validated structurally,
+innermost first and before any of its methods runs: its attributes exactly those its
+class's ``fit`` sets (a file written by a scikit-learn version whose classes hold other
+attributes is refused), its parameters as ``fit`` checks them, every fitted array of the
+expected dtype, dimension and shape (consistent with ``n_features_in_``, the classes, the
+support vectors, ...), integer counts and indices in range (e.g. ``SVC``'s ``_n_support``,
+``support_`` and the shapes of the ``_dual_coef_`` and ``_intercept_`` that libsvm reads, a
+``degree`` of at most 100, finite decision values on its first support vectors),
+and state derived from other state equal to what scikit-learn derives from it (``SVC``'s
+public ``intercept_`` and ``dual_coef_`` from the private ones predict reads,
+``OneHotEncoder``'s output widths, ``PolynomialFeatures``' output size). Every sparsekernel
+estimator inside holds its parameters and public fitted attributes only (transient
+parameters are reset to their defaults), and is checked and probed as above, and a fitted
+model must compute finite values on one probe row (zeros, or each encoded column's first
+category). :func:`save` runs the same checks on the model in memory, so every file it
+writes loads.
 
 Anything else raises :class:`ModelFormatError`, whose message names the member at fault.
 A native-layout load holds each array once; a ``"skops"`` load also holds each member's

@@ -23,13 +23,21 @@ raises becomes ModelFormatError. The loaded object is then walked: only allowed 
 arrays of allowed dtypes, float arrays finite (except where honest models hold NaN or
 infinite values), CSR matrices consistent; every scikit-learn object checked structurally
 (:mod:`._sklearn_checks`) and every sparsekernel estimator as the native layout checks it
-(private attributes dropped, parameters, fitted state), innermost first and before any of
-their methods runs; and the whole model evaluated on a probe row. :func:`save` runs the
-same walk and checks on the model in memory, so a file it writes loads.
+(its parameters and public fitted attributes, nothing else), innermost first and before any
+of their methods runs; and the whole model evaluated on a probe row.
+
+Both containers hold the same sparsekernel estimators: :func:`stored_form` writes each as
+the native layout does, its parameters (transient ones at their defaults) and public
+fitted attributes, never its private state (caches, a stream's running sums, helper
+objects), which the file format cannot express and a file must not inject. :func:`save`
+runs the same walk and checks on that form of the model, so a file it writes loads.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
+import inspect
 import io
 import json
 import numbers
@@ -41,7 +49,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..utils import format_bytes
-from ._codec import ModelFormatError, _csr_problem
+from ._codec import ModelFormatError, _csr_problem, saved_params
 from ._container import (
     _READ_ERRORS,
     METADATA,
@@ -53,10 +61,10 @@ from ._container import (
 )
 from ._registry import allowed_classes, check_params
 from ._sklearn_checks import check_object, checks, derived_attributes
-from ._spec import FittedStateError, check_fitted_state, probe
+from ._spec import FittedStateError, check_fitted_state, fitted_names, is_fitted_name, probe
 
 __all__ = ["CONTAINER", "allowed_types", "check_saveable", "load_nested", "needs_nested",
-           "write_nested"]
+           "stored_form", "write_nested"]
 
 CONTAINER = "skops"
 _NUMPY_SCALARS = (np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
@@ -150,13 +158,101 @@ def _walk(value, path, depth=0):
 
 
 def check_saveable(model):
-    """Refuse, naming it, anything in ``model`` that :func:`load` would refuse: objects the
-    container may not hold, scikit-learn objects or sparsekernel estimators whose state is
-    not what their ``fit`` produces, and a fitted model failing on a probe row."""
+    """Refuse, naming it, anything in ``model``'s :func:`stored_form` that :func:`load`
+    would refuse: objects the container may not hold, scikit-learn objects or sparsekernel
+    estimators whose state is not what their ``fit`` produces, and a fitted model failing
+    on a probe row."""
     prefix = f"Cannot save the {type(model).__name__}: "
-    _check_graph(model, loading=False, prefix=prefix)
-    if _is_fitted(model):
-        _probe_whole(model, prefix)
+    stored = stored_form(model)  # probed below: its caches must not reach the file
+    _check_graph(stored, loading=False, prefix=prefix)
+    if _is_fitted(stored):
+        _probe_whole(stored, prefix)
+
+
+# --- what the container stores of a sparsekernel estimator ---------------------------------
+
+def stored_form(model):
+    """``model`` as the container stores it: each sparsekernel estimator in it reduced to
+    what the native layout stores (:func:`_stored_state`), everything else shared with
+    ``model``, which is left as it is (only the objects above an estimator are copied)."""
+    return _stored(model, {})
+
+
+def _stored(value, memo):
+    key = id(value)
+    if key not in memo:
+        memo[key] = value  # a cycle, which no estimator holds, is left to the walk
+        memo[key] = _stored_value(value, memo)
+    return memo[key]
+
+
+def _stored_value(value, memo):
+    if _is_ours(value):
+        new = copy.copy(value)
+        vars(new).clear()
+        vars(new).update({k: _stored(v, memo) for k, v in _stored_state(value).items()})
+        return new
+    if type(value) in (list, tuple):
+        items = [_stored(v, memo) for v in value]
+        changed = any(a is not b for a, b in zip(items, value, strict=True))
+        return type(value)(items) if changed else value
+    if type(value) is dict:
+        items = {k: _stored(v, memo) for k, v in value.items()}
+        return items if any(items[k] is not v for k, v in value.items()) else value
+    if type(value) is np.ndarray and value.dtype == object:
+        items = [_stored(v, memo) for v in value.flat]
+        if all(a is b for a, b in zip(items, value.flat, strict=True)):
+            return value
+        new = np.empty(value.shape, dtype=object)
+        for i, item in enumerate(items):
+            new.flat[i] = item
+        return new
+    if hasattr(value, "__dict__") and not isinstance(value, type) and (
+            type(value) in checks()):
+        state = {k: _stored(v, memo) for k, v in vars(value).items()}
+        if all(state[k] is v for k, v in vars(value).items()):
+            return value
+        new = copy.copy(value)
+        vars(new).update(state)
+        return new
+    return value
+
+
+def _stored_state(model):
+    """What both containers store of a sparsekernel estimator: its parameters (transient
+    ones at their defaults) and its public fitted attributes."""
+    cls = type(model)
+    state = {**_transient_defaults(cls), **saved_params(cls, model.get_params(deep=False))}
+    state.update((name, vars(model)[name]) for name in fitted_names(model))
+    return state
+
+
+@functools.cache
+def _transient_defaults(cls):
+    """``{name: default}`` of the parameters ``cls`` declares transient (where a fit runs):
+    never written, and reset to the default at load whatever a file holds."""
+    signature = inspect.signature(cls)
+    return {name: signature.parameters[name].default
+            for name in getattr(cls, "_transient_params", ())}
+
+
+def _check_stored_names(model, path):
+    """A loaded sparsekernel estimator holds every parameter, and besides only public
+    fitted attributes (as the native layout: no private state, no class attribute
+    shadowed); its transient parameters are reset to their defaults."""
+    cls = type(model)
+    params, state = frozenset(cls._get_param_names()), vars(model)
+    missing = sorted(params - set(state))
+    if missing:
+        raise ModelFormatError(f"{path} ({cls.__name__}) lacks the parameter(s) {missing}.")
+    extra = [name for name in state if name not in params and not is_fitted_name(cls, name)]
+    if extra:
+        raise ModelFormatError(
+            f"{path} ({cls.__name__}) holds {str(extra[0])[:60]!r}, which is neither a "
+            "parameter nor a fitted attribute (a public name ending with '_' that the class "
+            "does not define): model files hold no private state.")
+    for name, default in _transient_defaults(cls).items():
+        setattr(model, name, default)
 
 
 def _check_graph(model, loading, prefix=""):
@@ -190,7 +286,7 @@ def _check_graph(model, loading, prefix=""):
 def _check_estimator(value, path, loading, prefix):
     if _is_ours(value):
         if loading:
-            _drop_private(value)
+            _check_stored_names(value, path)
         _check_ours(value, path, prefix)
         return
     try:
@@ -245,21 +341,14 @@ def _check_sparse(value, path):
         raise ModelFormatError(f"the CSR matrix {path} is malformed: {problem}.")
 
 
-def _drop_private(model):
-    # The native layout never stores private attributes (caches are rebuilt lazily); a file
-    # must not inject them here either.
-    for name in [n for n in vars(model) if n.startswith("_")]:
-        delattr(model, name)
-
-
 # --- writing -------------------------------------------------------------------------------
 
 def write_nested(model, fh, metadata):
-    """Write ``model`` (which :func:`check_saveable` accepted) with skops, plus our
-    ``metadata.json``, to the binary file ``fh``."""
+    """Write the :func:`stored_form` of ``model`` (which :func:`check_saveable` accepted)
+    with skops, plus our ``metadata.json``, to the binary file ``fh``."""
     import skops.io
 
-    skops.io.dump(model, fh, compression=zipfile.ZIP_DEFLATED)
+    skops.io.dump(stored_form(model), fh, compression=zipfile.ZIP_DEFLATED)
     fh.seek(0)
     with zipfile.ZipFile(fh, "a", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(METADATA, json.dumps(metadata, indent=1))
@@ -291,9 +380,10 @@ def load_nested(fh, zf, members, metadata, max_bytes):
 
 def _check_schema(schema, members):
     """Every node of the schema must build an allowed type through the node kind skops
-    writes for it, and every file it names must be a member of the matching kind; returns
-    the qualified type names (skops' trusted list)."""
-    kinds, found = _node_types(), set()
+    writes for it, every file it names must be a member of the matching kind, and every
+    array member must be named by it (as the native layout refuses unlisted members);
+    returns the qualified type names (skops' trusted list)."""
+    kinds, found, files = _node_types(), set(), set()
     allowed = set().union(*kinds.values())
     for node in _json_nodes(schema):
         if not {"__class__", "__module__", "__loader__"} & set(node):
@@ -306,8 +396,12 @@ def _check_schema(schema, members):
             raise ModelFormatError(
                 f"{SCHEMA} builds the type {name!r} with a {str(loader)[:40]!r} node; a model "
                 f"file may build it only with {_kinds_of(name, kinds)}.")
-        _check_node_file(node, loader, members)
+        files.add(_check_node_file(node, loader, members))
         found.add(name)
+    unread = sorted(n for n in members if n.endswith((".npy", ".npz")) and n not in files)
+    if unread:
+        raise ModelFormatError(f"member {unread[0][:100]!r} is not read by {SCHEMA} (a "
+                               f"{CONTAINER} file holds only the arrays its schema reads).")
     return sorted(found)
 
 
@@ -319,15 +413,15 @@ _FILE_EXTENSIONS = {"NdArrayNode": ".npy", "SparseMatrixNode": ".npz"}
 
 
 def _check_node_file(node, loader, members):
-    """The payload of an array or sparse node: a member of the right kind, or (object
-    arrays) a list of nodes."""
+    """The payload of an array or sparse node: a member of the right kind (its name is
+    returned), or (object arrays) a list of nodes (None)."""
     extension = _FILE_EXTENSIONS.get(loader)
     kind = node.get("type")
     if extension is None or (loader == "NdArrayNode" and kind == "json"
                              and node.get("__class__") == "ndarray"):
         if "file" in node:
             raise ModelFormatError(f"{SCHEMA} gives a {loader} node a member to read.")
-        return
+        return None
     expected = "numpy" if loader == "NdArrayNode" else "scipy"
     file = node.get("file")
     if kind != expected or not (isinstance(file, str) and file.endswith(extension)):
@@ -337,6 +431,7 @@ def _check_node_file(node, loader, members):
     if file not in members:
         raise ModelFormatError(f"{SCHEMA} refers to the member {file[:100]!r}, which the "
                                "archive lacks.")
+    return file
 
 
 def _json_nodes(node):

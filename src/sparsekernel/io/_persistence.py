@@ -35,7 +35,7 @@ from ._container import (
 )
 from ._nested import CONTAINER, check_saveable, load_nested, needs_nested, write_nested
 from ._registry import allowed_classes, check_params
-from ._spec import FittedStateError, check_fitted_state, probe
+from ._spec import FittedStateError, check_fitted_state, fitted_names, is_fitted_name, probe
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "allowed_classes", "load", "save"]
 
@@ -148,9 +148,8 @@ def _encode_model(model, registry):
         for name, value in saved_params(type(model), model.get_params(deep=False)).items()
     }
     attributes = {
-        name: _encode_named(model, "fitted attribute", name, value, arrays, None)
-        for name, value in vars(model).items()
-        if _is_public_fitted(name)
+        name: _encode_named(model, "fitted attribute", name, vars(model)[name], arrays, None)
+        for name in fitted_names(model)
     }
     metadata = {
         "format": FORMAT_NAME,
@@ -173,10 +172,6 @@ def _encode_named(model, kind, name, value, arrays, registry):
             f"Cannot save the {kind} {name!r} of {type(model).__name__} "
             f"(type {type(value).__name__}): {exc}."
         ) from None
-
-
-def _is_public_fitted(name):
-    return name.endswith("_") and not name.startswith("_")
 
 
 def _library_version():
@@ -342,7 +337,7 @@ def _model_class(metadata, registry):
 
 def _check_attribute_name(cls, name):
     # Only data attributes may be set: never methods, properties or dunder names.
-    if not (name.isidentifier() and _is_public_fitted(name)) or hasattr(cls, name):
+    if not is_fitted_name(cls, name):
         raise ModelFormatError(
             f"Malformed {_METADATA}: {_short(name)} is not a valid fitted attribute of "
             f"{cls.__name__} (expected a public name ending with '_')."

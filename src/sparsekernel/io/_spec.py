@@ -15,7 +15,8 @@ import scipy.sparse as sp
 
 from ..utils.fitted_spec import FLOAT_DTYPES
 
-__all__ = ["FittedStateError", "check_fitted_state", "probe", "spec_of"]
+__all__ = ["FittedStateError", "check_fitted_state", "fitted_names", "is_fitted_name", "probe",
+           "spec_of"]
 
 _PROBE_DENSE_MAX = 2**16  # wider inputs are probed with a CSR zero row
 
@@ -39,7 +40,19 @@ def spec_of(cls):
 
 def fitted_names(model):
     """The public fitted attributes of ``model``: names ending, not starting, with '_'."""
-    return [name for name in vars(model) if name.endswith("_") and not name.startswith("_")]
+    return [name for name in vars(model) if _public_fitted(name)]
+
+
+def _public_fitted(name):
+    return name.endswith("_") and not name.startswith("_")
+
+
+def is_fitted_name(cls, name):
+    """Whether a file may set ``name`` as a fitted attribute of a ``cls``: an identifier
+    ending, not starting, with '_', and no class attribute (a method, a property, a dunder
+    name), which a file must never shadow."""
+    return (isinstance(name, str) and name.isidentifier() and _public_fitted(name)
+            and not hasattr(cls, name))
 
 
 def check_fitted_state(model):
