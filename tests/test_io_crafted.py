@@ -170,6 +170,113 @@ def _probabilities(folder):
     return _set_array(folder, model, "SVC", "_probA", lambda a: a[:0])
 
 
+# --- SVC: public state that disagrees with what predict reads ------------------------------
+
+def _set_arrays(folder, model, cls, edits):
+    """A file whose ``cls`` array members hold ``edit(original)`` for each attribute."""
+    members, schema = _saved(model, folder)
+    state, replace = _state(schema, cls), {}
+    for attribute, edit in edits.items():
+        member = state[attribute]["file"]
+        original = np.load(io.BytesIO(dict(members)[member]), allow_pickle=False)
+        replace[member] = npy_bytes(np.asarray(edit(original)))
+    return _write(folder / "bad.skm", members, replace=replace)
+
+
+def _set_sparse(folder, model, cls, attribute, edit):
+    """A file whose ``cls.attribute`` CSR member (an .npz) holds ``edit(original)``."""
+    members, schema = _saved(model, folder)
+    member = _state(schema, cls)[attribute]["file"]
+    buffer = io.BytesIO()
+    sp.save_npz(buffer, sp.csr_matrix(edit(sp.load_npz(io.BytesIO(dict(members)[member])))))
+    return _write(folder / "bad.skm", members, replace={member: buffer.getvalue()})
+
+
+crafted("svc-intercept-disagrees", r"'intercept_' must equal minus _intercept_")(
+    lambda folder: _set_arrays(folder, _svc(), "SVC", {"intercept_": lambda a: a + 1.0}))
+crafted("svc-intercept-disagrees-3-classes", r"'intercept_' must equal _intercept_")(
+    lambda folder: _set_arrays(folder, _svc(n_classes=3), "SVC",
+                               {"intercept_": lambda a: a[::-1]}))
+crafted("svc-dual-coef-disagrees", r"'dual_coef_' must equal minus _dual_coef_")(
+    lambda folder: _set_arrays(folder, _svc(), "SVC", {"dual_coef_": lambda a: 2.0 * a}))
+crafted("svc-dual-coef-disagrees-csr", r"'dual_coef_' must be a CSR matrix equal to minus")(
+    lambda folder: _set_sparse(folder, _svc(sparse=True), "SVC", "dual_coef_",
+                               lambda a: 2.0 * a))
+# The issue's naming errors: the per-pair arrays are measured against the classes, so the
+# array that was emptied is the one named.
+crafted("svc-public-intercept-emptied", r"'intercept_' has shape \(0,\), expected \(1,\)")(
+    lambda folder: _set_arrays(folder, _svc(), "SVC", {"intercept_": lambda a: a[:0]}))
+crafted("svc-both-intercepts-emptied", r"'intercept_' has shape \(0,\), expected \(1,\)")(
+    lambda folder: _set_arrays(folder, _svc(), "SVC", {"intercept_": lambda a: a[:0],
+                                                       "_intercept_": lambda a: a[:0]}))
+
+
+def _svc_param(name, value, **params):
+    def build(folder):
+        members, schema = _saved(_svc(kernel="poly", **params), folder)
+        _state(schema, "SVC")[name] = _int(value)
+        return _write(folder / "bad.skm", members, schema)
+    return build
+
+
+# degree=10**9 computed inf/NaN on real rows, finite values on the zero probe row.
+crafted("svc-poly-huge-degree", r"'degree' must be an int from 0 to 100, got int 1000000000")(
+    _svc_param("degree", 10**9))
+crafted("svc-poly-overflows", r"support_vectors_.*non-finite decision values.*coef0=1e\+200")(
+    _svc_param("coef0", 1e200, gamma=1.0))
+
+
+# --- the container holds what the native layout holds ----------------------------------------
+
+def _reduced_pipeline():
+    from sparsekernel import ReducedSVC
+
+    return make_pipeline(StandardScaler(), ReducedSVC(n_basis=8, random_state=0)).fit(X, Y)
+
+
+def _edit_reduced_state(edit):
+    def build(folder):
+        members, schema = _saved(_reduced_pipeline(), folder)
+        node = next(n for n in _nodes(schema) if n.get("__class__") == "ReducedSVC")
+        edit(node["content"])
+        return _write(folder / "bad.skm", members, schema)
+    return build
+
+
+def _add_key(state, name, value):
+    state["content"][name] = value
+    state["key_types"]["content"].append(dict(state["key_types"]["content"][0]))
+
+
+def _drop_key(state, name):
+    del state["content"][name]
+    state["key_types"]["content"].pop()
+
+
+crafted("private-state-injected", r"ReducedSVC\) holds '_cache', which is neither a parameter")(
+    _edit_reduced_state(lambda state: _add_key(state, "_cache", _int(1))))
+crafted("property-shadowed", r"ReducedSVC\) holds 'n_support_', which is neither")(
+    _edit_reduced_state(lambda state: _add_key(state, "n_support_", _int(10**9))))
+crafted("parameter-missing", r"ReducedSVC\) lacks the parameter\(s\) \['C'\]")(
+    _edit_reduced_state(lambda state: _drop_key(state, "C")))
+
+
+def _extra_member(name):
+    def build(folder):
+        members, _ = _saved(_reduced_pipeline(), folder)
+        path = folder / "bad.skm"
+        path.write_bytes(write_members([*members, (name, npy_bytes(np.zeros(3)))]))
+        return path
+    return build
+
+
+# Never extracted, but the native layout refuses unlisted members: so does the container.
+crafted("unread-member", r"member '123\.npy' is not read by schema\.json")(
+    _extra_member("123.npy"))
+crafted("escaping-member", r"member '\.\./evil\.npy' is not a plain relative path")(
+    _extra_member("../evil.npy"))
+
+
 # --- arrays not read from the file -----------------------------------------------------------
 
 def _replace_node(folder, cls, attribute, node):

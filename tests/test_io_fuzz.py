@@ -7,6 +7,7 @@ nothing it means, loads and computes what was saved. The seed is fixed, so a fai
 a reproducible case (``model``, mutation index and kind).
 """
 
+import functools
 import io
 import json
 import struct
@@ -403,3 +404,124 @@ def test_good_and_equivalent_files_load(name, tmp_path):
         assert len(got) == len(expected) > 0, how
         for a, b in zip(got, expected, strict=True):
             np.testing.assert_array_equal(a, b, err_msg=how)
+
+
+# --- .npy headers that break Python's tokenizer ------------------------------------------
+
+def npy_text_header(text, payload=b""):
+    """A version 1.0 .npy member whose header is ``text`` verbatim (padded as numpy pads)."""
+    header = text.encode("latin1")
+    header += b" " * (63 - (len(header) + 10) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + payload
+
+
+def _split_npy(data):
+    """``(header text without its padding, payload)`` of a version 1.0 .npy member."""
+    assert data[:8] == b"\x93NUMPY\x01\x00"
+    length = struct.unpack("<H", data[8:10])[0]
+    return data[10:10 + length].decode("latin1").rstrip(), data[10 + length:]
+
+
+# Each leaves a bracket, a string or a line open, or is no Python 3 literal: numpy's parser
+# falls back to the tokenizer on such headers, which raises tokenize.TokenError.
+_BREAKERS = ("(", "[", "{", "'", '"', '"""', "\\", "#", "0L", "\x00", "\n\t(", ",(")
+
+
+def break_header(rng, text):
+    """``text`` with a breaker inserted or written over one character, or cut short."""
+    pos = int(rng.integers(1, len(text)))
+    choice = int(rng.integers(3))
+    if choice == 0:
+        return text[:pos]
+    breaker = _BREAKERS[int(rng.integers(len(_BREAKERS)))]
+    return text[:pos] + breaker + text[pos + (choice == 2):]
+
+
+def _inner_npy_names(data):
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return [(n, zf.read(n)) for n in zf.namelist()]
+
+
+def broken_header_files(blob, n, seed):
+    """``(member, header, bytes)``: ``n`` copies of a model file, each with one array
+    member's header broken (members of a sparse matrix's ``.npz`` too), its size kept
+    consistent."""
+    members = read_members(blob)
+    arrays = [name for name, _ in members if name.endswith((".npy", ".npz"))]
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        name = arrays[int(rng.integers(len(arrays)))]
+        data = dict(members)[name]
+        if name.endswith(".npz"):
+            inner = _inner_npy_names(data)
+            i = int(rng.integers(len(inner)))
+            text, payload = _split_npy(inner[i][1])
+            broken = break_header(rng, text)
+            inner[i] = (inner[i][0], npy_text_header(broken, payload))
+            yield f"{name}/{inner[i][0]}", broken, write_members(_set_member(
+                members, name, write_members(inner)))
+            continue
+        text, payload = _split_npy(data)
+        broken = break_header(rng, text)
+        yield name, broken, write_members(_set_member(members, name,
+                                                      npy_text_header(broken, payload)))
+
+
+@functools.cache
+def _header_models():
+    """The fuzzed models, and a composite one with a CSR matrix (an .npz member)."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MaxAbsScaler
+    from sklearn.svm import SVC
+
+    return {**_models(), "pipeline-svc-csr": make_pipeline(MaxAbsScaler(), SVC()).fit(
+        X_SPARSE, Y)}
+
+
+@pytest.mark.parametrize("name", [*_models(), "pipeline-svc-csr"])
+def test_broken_npy_headers_are_model_format_errors(name, tmp_path):
+    save(_header_models()[name], tmp_path / "good.skm")
+    failures = []
+    for i, (member, header, blob) in enumerate(
+            broken_header_files((tmp_path / "good.skm").read_bytes(), n=60, seed=0)):
+        path = tmp_path / f"bad-{i}.skm"
+        path.write_bytes(blob)
+        try:
+            load(path)
+        except ModelFormatError as exc:
+            if "header" not in str(exc) and "magic" not in str(exc):
+                failures.append(f"#{i} {member} {header!r}: refused, but not for its "
+                                f"header: {exc}"[:300])
+        except Exception as exc:  # noqa: BLE001 - anything else is a finding
+            failures.append(f"#{i} {member} {header!r}: {type(exc).__name__}: {exc}"[:300])
+        else:
+            failures.append(f"#{i} {member} {header!r}: loaded")
+        path.unlink()
+    assert not failures, "\n".join(failures)
+
+
+def test_issue_header_names_the_member(tmp_path, capsys):
+    # A 3-class intercept_ whose shape (3,) was edited to (3,(: numpy's parser let
+    # tokenize.TokenError escape, and `sparsekernel predict` printed a traceback.
+    from sparsekernel.cli import main
+
+    model = _header_models()["dense"]
+    save(model, tmp_path / "good.skm")
+    members = read_members((tmp_path / "good.skm").read_bytes())
+    text, payload = _split_npy(dict(members)["attributes/intercept_.npy"])
+    assert "(3,)" in text
+    bad = npy_text_header(text.replace("(3,)", "(3,("), payload)
+    (tmp_path / "bad.skm").write_bytes(write_members(
+        _set_member(members, "attributes/intercept_.npy", bad)))
+    with pytest.raises(ModelFormatError, match=r"'attributes/intercept_\.npy'.*header"):
+        load(tmp_path / "bad.skm")
+    data = tmp_path / "test.svm"
+    data.write_text("".join(f"{label} " + " ".join(f"{j + 1}:{v:.3f}" for j, v in
+                                                   enumerate(row)) + "\n"
+                            for label, row in zip(Y[:5], X[:5], strict=True)))
+    capsys.readouterr()
+    status = main(["predict", str(data), str(tmp_path / "bad.skm"), str(tmp_path / "out.txt")])
+    err = capsys.readouterr().err
+    assert status != 0 and not (tmp_path / "out.txt").exists()
+    assert err.startswith("sparsekernel: error: ") and "Traceback" not in err, err
+    assert "attributes/intercept_.npy" in err, err

@@ -9,9 +9,11 @@ in place in bounded chunks, so a load holds each array once.
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
+import warnings
 import zipfile
 import zlib
 
@@ -35,6 +37,8 @@ MAX_JSON_DEPTH = 64
 MAX_JSON_VALUES = 500_000
 _MAX_MEMBERS = 100_000
 _MAX_NPY_HEADER = 10_000
+_NPY_MAGIC = b"\x93NUMPY"
+_NPY_LENGTH_BYTES = {(1, 0): 2, (2, 0): 4}  # .npy version: bytes of the header length
 _READ_CHUNK = 2**20  # zipfile holds a few times this while inflating one read
 #: dtype kinds an array member may have: bool, integers, floats, complex, unicode.
 _ARRAY_KINDS = "biufcU"
@@ -58,7 +62,8 @@ def open_archive(fh, name):
 def zip_directory(zf, max_bytes):
     """Return ``{member name: ZipInfo}`` once the directory passes every check.
 
-    Checked from the headers alone: no duplicate or unexpected names, no encryption, only
+    Checked from the headers alone: no duplicate, unexpected or path-escaping names (a
+    leading '/', a '.' or '..' part, a backslash), no encryption, only
     stored or deflated members, metadata.json and schema.json within
     :data:`MAX_METADATA_BYTES`, and the declared decompressed sizes within ``max_bytes`` in
     total. (Which members a file may hold besides is up to its container.)
@@ -87,6 +92,10 @@ def _check_member_header(info, max_bytes):
     if name not in (METADATA, SCHEMA) and not name.endswith((".npy", ".npz")):
         raise ModelFormatError(
             f"unexpected member {name!r} (only {METADATA}, {SCHEMA}, .npy and .npz arrays).")
+    if "\\" in name or any(part in ("", ".", "..") for part in name.split("/")):
+        raise ModelFormatError(
+            f"member {name[:100]!r} is not a plain relative path (no empty, '.' or '..' "
+            "part, no backslash): model files are never extracted, and never name one.")
     if info.flag_bits & 0x1:
         raise ModelFormatError(f"member {name!r} is encrypted.")
     if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
@@ -233,19 +242,56 @@ def check_npy_member(zf, info, extra_kinds=""):
 
 
 def _read_npy_header(fh, extra_kinds=""):
-    version = np.lib.format.read_magic(fh)
-    if version == (1, 0):
-        header = np.lib.format.read_array_header_1_0(fh, max_header_size=_MAX_NPY_HEADER)
-    elif version == (2, 0):
-        header = np.lib.format.read_array_header_2_0(fh, max_header_size=_MAX_NPY_HEADER)
-    else:
-        raise ValueError(f"unsupported .npy format version {version}")
-    shape, fortran, dtype = header
+    """``(shape, fortran_order, dtype)`` from the ``.npy`` header at ``fh``'s position,
+    leaving ``fh`` at the data; ValueError if the header is not one ``numpy.save`` writes.
+
+    Parsed here, not by numpy, whose parser lets damaged headers escape as other errors
+    (a Python 2 fallback through :mod:`tokenize`) and takes what no writer produces (bool
+    dimensions): version 1.0 or 2.0, a latin-1 dict literal of exactly ``descr`` (a dtype
+    string), ``fortran_order`` (a bool) and ``shape`` (a tuple of non-negative ints).
+    """
+    magic = fh.read(8)
+    if len(magic) != 8 or magic[:6] != _NPY_MAGIC:
+        raise ValueError("it does not start with the .npy magic string")
+    version = tuple(magic[6:])
+    if version not in _NPY_LENGTH_BYTES:
+        raise ValueError(f"unsupported .npy format version {version} (1.0 or 2.0 expected)")
+    raw = fh.read(_NPY_LENGTH_BYTES[version])
+    length = int.from_bytes(raw, "little")
+    if len(raw) != _NPY_LENGTH_BYTES[version] or length > _MAX_NPY_HEADER:
+        raise ValueError(f"its header declares {length} bytes (at most {_MAX_NPY_HEADER})")
+    text = fh.read(length).decode("latin1")
+    if len(text) != length:
+        raise ValueError(f"its header ends after {len(text)} of {length} bytes")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # e.g. an invalid escape: no writer makes one
+            header = ast.literal_eval(text)
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError, Warning):
+        raise ValueError(f"its header is not a dict literal: {text[:100]!r}") from None
+    if not (isinstance(header, dict) and set(header) == {"descr", "fortran_order", "shape"}):
+        raise ValueError("its header is not a dict of exactly 'descr', 'fortran_order' and "
+                         f"'shape': {text[:100]!r}")
+    shape, fortran, descr = header["shape"], header["fortran_order"], header["descr"]
+    if not (type(shape) is tuple and len(shape) <= 32
+            and all(type(n) is int and n >= 0 for n in shape)):
+        raise ValueError(f"its shape {str(shape)[:60]} is not a tuple of non-negative ints")
+    if type(fortran) is not bool:
+        raise ValueError(f"its fortran_order {str(fortran)[:20]} is not a bool")
+    dtype = _npy_dtype(descr)
     if not (dtype.kind in extra_kinds and dtype.itemsize and dtype.names is None):
         check_array_dtype(dtype, "an array member")
-    if any(n < 0 for n in shape):
-        raise ValueError(f"negative dimension in shape {shape}")
     return shape, fortran, dtype
+
+
+def _npy_dtype(descr):
+    # Model arrays are never records, so descr is the dtype string numpy.save writes.
+    if type(descr) is not str:
+        raise ValueError(f"its descr {str(descr)[:60]} is not a dtype string")
+    try:
+        return np.dtype(descr)
+    except Exception:  # noqa: BLE001 - numpy's dtype parser raises several kinds
+        raise ValueError(f"its descr {descr[:60]!r} is not a dtype") from None
 
 
 def _read_data(fh, dtype, count, nbytes, name):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import functools
 import numbers
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,6 +47,8 @@ _OUTPUT_CONFIG = "_sklearn_output_config"
 #: transform allocates a row of that width; honest models stay far below).
 _MAX_POLY_DEGREE = 100
 _MAX_POLY_OUTPUT = 2**24
+#: Largest degree an SVC may declare (libsvm raises its polynomial kernel to this power).
+_MAX_SVC_DEGREE = 100
 _SVC_KERNELS = ("linear", "poly", "rbf", "sigmoid")
 
 
@@ -470,6 +473,19 @@ def _svc_params(model):
     _need(isinstance(model.kernel, str) and model.kernel in _SVC_KERNELS, "kernel",
           f"must be one of {list(_SVC_KERNELS)} (a callable or precomputed kernel cannot be "
           f"stored), got {brief(model.kernel)}")
+    # libsvm reads degree as a C int, and the polynomial kernel raises to that power.
+    _need(_is_index(model.degree) and model.degree <= _MAX_SVC_DEGREE, "degree",
+          f"must be an int from 0 to {_MAX_SVC_DEGREE}, got {brief(model.degree)}")
+
+
+@dataclass(frozen=True)
+class _PairLabels:
+    """``SVC.classes_``: :class:`Labels` binding k, and m = k (k - 1) / 2, the number of
+    one-vs-one problems, so that every per-pair array is measured against the classes."""
+
+    def check(self, value, symbols):
+        Labels().check(value, symbols)
+        bind(symbols, ("m",), (symbols["k"] * (symbols["k"] - 1) // 2,))
 
 
 def _dense64(value, attribute, shape):
@@ -518,11 +534,8 @@ def _svc_vectors(model, symbols):
 
 def _svc_public(model, symbols):
     k, n_sv, m = symbols["k"], symbols["n_sv"], symbols["m"]
-    _need(m == k * (k - 1) // 2, "intercept_", f"has {m} entries, expected "
-          f"{k * (k - 1) // 2} (one per pair of the {k} classes)")
     _dense64(model._intercept_, "_intercept_", (m,))
-    _need(getattr(model.dual_coef_, "shape", None) == (k - 1, n_sv), "dual_coef_",
-          f"must have shape ({k - 1}, {n_sv})")
+    _svc_same_as_private(model, k, n_sv)
     a, b = model._probA, model._probB
     _need(a.shape == b.shape and a.shape in ((0,), (m,)), "_probA",
           f"and _probB must both hold 0 or {m} values")
@@ -536,6 +549,41 @@ def _svc_public(model, symbols):
           f"must be a finite number >= 0, got {brief(gamma)}")
     _need(not _scalar(model.gamma) or gamma == model.gamma, "_gamma",
           f"must equal gamma={model.gamma!r}")
+
+
+def _svc_same_as_private(model, k, n_sv):
+    """``intercept_`` and ``dual_coef_`` as ``fit`` derives them from the private arrays
+    predict reads (negated for two classes), so that what a model shows is what it
+    computes."""
+    sign, negated = (-1.0, "minus ") if k == 2 else (1.0, "")
+    _need(np.array_equal(model.intercept_, sign * model._intercept_), "intercept_",
+          f"must equal {negated}_intercept_, from which predict computes")
+    public, private = model.dual_coef_, model._dual_coef_
+    if model._sparse:
+        _need(sp.issparse(public) and public.shape == (k - 1, n_sv)
+              and (public != sign * private).nnz == 0, "dual_coef_",
+              f"must be a CSR matrix equal to {negated}_dual_coef_, from which predict "
+              f"computes, got {brief(public)}")
+        return
+    _dense64(public, "dual_coef_", (k - 1, n_sv))
+    _need(np.array_equal(public, sign * private), "dual_coef_",
+          f"must equal {negated}_dual_coef_, from which predict computes")
+
+
+_SVC_PROBE_ROWS = 16
+
+
+def _svc_finite(model, symbols):
+    """Finite decision values on the first support vectors, rows an honest model computes
+    on without overflow (a kernel's ``gamma``, ``coef0`` and ``degree`` can overflow
+    where a zero probe row does not); run once the state libsvm reads has passed."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        values = model.decision_function(model.support_vectors_[:_SVC_PROBE_ROWS])
+    _need(np.isfinite(values).all(), "support_vectors_",
+          f"get non-finite decision values: the {model.kernel!r} kernel with "
+          f"gamma={model._gamma!r}, coef0={model.coef0!r}, degree={model.degree!r} overflows "
+          "on the model's own support vectors")
 
 
 # --- containers ----------------------------------------------------------------------------
@@ -777,7 +825,8 @@ def _svm_and_calibration():
 
     m = Floats(("m",))
     return {
-        SVC: _spec({"classes_": Labels(), "class_weight_": Floats(("k",)), "_sparse": Flag(),
+        SVC: _spec({"classes_": _PairLabels(), "class_weight_": Floats(("k",)),
+                    "_sparse": Flag(),
                     "_effective_probability": Flag(), "_gamma": INFO,
                     "support_vectors_": _Rows("n_sv"), "support_": Ints(("n_sv",),
                                                                            dtype="int32"),
@@ -787,7 +836,7 @@ def _svm_and_calibration():
                     "fit_status_": Count(), "_num_iter": Ints(("m",)), "n_iter_": Ints(("m",)),
                     "shape_fit_": _Shape()},
                    optional={"_effective_probability"}, params=_svc_params,
-                   relations=(_svc_counts, _svc_vectors, _svc_public)),
+                   relations=(_svc_counts, _svc_vectors, _svc_public, _svc_finite)),
         calibration.CalibratedClassifierCV: _spec(
             {"classes_": Labels(), "calibrated_classifiers_": INFO_OBJECTS},
             optional={"n_features_in_"}, relations=(_calibrated,)),
