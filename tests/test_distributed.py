@@ -211,6 +211,19 @@ def test_bad_parameters_name_the_problem(moons, params, match):
         MapReduceSVC(**{**PARAMS, "n_basis": 5, **params}).fit(X, y)
 
 
+@pytest.mark.parametrize("n_basis", [3, 0.004])  # 0.004 of 800 rows: 4 basis functions
+@pytest.mark.parametrize("dask_input", [False, True])
+def test_fewer_basis_functions_than_parts_are_refused_before_the_map(moons, n_basis,
+                                                                       dask_input, capfd):
+    X, y = moons
+    if dask_input:
+        X, y = da.from_array(X, chunks=400), da.from_array(y, chunks=400)
+    with pytest.raises(ValueError, match=rf"n_parts=5 parts.*n_basis={n_basis!r} gives [34] "
+                                         r"on 800 samples\. Raise n_basis or lower n_parts"):
+        MapReduceSVC(**{**PARAMS, "n_basis": n_basis, "n_parts": 5}).fit(X, y)
+    assert "ERROR" not in capfd.readouterr().err  # no part reached a worker
+
+
 def test_one_class_and_wrong_width_are_rejected(moons):
     X, y = moons
     with pytest.raises(ValueError, match="at least 2 classes"):

@@ -290,6 +290,12 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
         # M split as the deal splits rows (the first M % n_parts parts get one more), so no
         # part gets more than its rows: part p has n // n_parts rows, +1 for p < n % n_parts.
         M, n_parts = resolve_n_basis(self.n_basis, n_samples), self.n_parts
+        if M < n_parts:  # a part without basis functions has no model
+            raise ValueError(
+                f"{type(self).__name__} splits its n_basis basis functions over the "
+                f"n_parts={n_parts} parts, and each part needs at least one, so n_basis must "
+                f"give at least n_parts={n_parts}; n_basis={self.n_basis!r} gives {M} on "
+                f"{n_samples} samples. Raise n_basis or lower n_parts.")
         sizes = M // n_parts + (np.arange(n_parts) < M % n_parts)
         return [{**shared, "n_basis": int(m)} for m in sizes]
 
