@@ -48,19 +48,20 @@ class UniformDesignSearchCV(GridSearchCV):
 
     Stage 1 evaluates a 13-point (or 9-point) uniform design over the search box in
     (log2 C, log2 gamma). Stage 2 centres a box of half the width on the best stage-1 point
-    and evaluates a 9-point (or 5-point) design there, without its centre run (already
-    evaluated). The best of all 21 (or 13) points wins; ties go to the first point
-    evaluated. Everything else (``cv``, ``scoring``, ``refit``, ``n_jobs``, ``cv_results_``,
-    ``best_*``) is the public ``GridSearchCV``, of which only the documented search hook
-    ``_run_search`` is replaced; there is no ``param_grid``.
+    (moved inside the search box where it would stick out) and evaluates a 9-point (or
+    5-point) design there, less the points stage 1 evaluated: 8 or 9 (4 or 5) more. The
+    best of all points wins; ties go to the first point evaluated. Everything else
+    (``cv``, ``scoring``, ``refit``, ``n_jobs``, ``cv_results_``, ``best_*``) is the public
+    ``GridSearchCV``, of which only the documented search hook ``_run_search`` is replaced;
+    there is no ``param_grid``.
 
     Parameters
     ----------
     estimator : estimator object
         Any estimator (or pipeline) with a C-like and a gamma-like parameter.
     design : {'auto', '13-9', '9-5'}, default='auto'
-        Tables of the two stages; 'auto' is '13-9' (21 fits) below 10,000 samples and
-        '9-5' (13 fits) from there on, as the paper advises for large data.
+        Tables of the two stages; 'auto' is '13-9' (21 or 22 points) below 10,000 samples
+        and '9-5' (13 or 14 points) from there on, as the paper advises for large data.
     C_range : 'auto', 'full', 'reduced' or (low, high), default='auto'
         Range of C (natural scale). 'full' is [1e-2, 1e4] (full-kernel SVM/SSVM/SSVR),
         'reduced' [1e0, 1e6] (RSVM); 'auto' picks 'reduced' when the estimator has an
@@ -241,9 +242,10 @@ class UniformDesignSearchCV(GridSearchCV):
         scores = np.where(np.isnan(scores), -np.inf, scores)
         center = stage1[int(np.argmax(scores))]
         stage2 = ud_points(UD_TABLES[n2], low, high, stage=2, center=center)
-        # The stage-2 design contains its centre, already evaluated, unless the box was
-        # shifted inside the search box (then every stage-2 point is new).
-        stage2 = stage2[~np.all(np.isclose(stage2, center), axis=1)]
+        # Points stage 1 evaluated are not evaluated again: the centre, unless the box was
+        # moved inside the search box, and (9-5 design) points on the search box's edge.
+        seen = np.all(np.isclose(stage2[:, None, :], stage1[None, :, :]), axis=2).any(axis=1)
+        stage2 = stage2[~seen]
         self._evaluate_stage(evaluate_candidates, stage2, search, "stage-2")
         if search is not None:
             search.call_on_fit_task_end(estimator=self)
