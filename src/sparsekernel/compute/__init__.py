@@ -11,11 +11,12 @@ private modules. Four groups:
   worker's, a caller's ``threadpoolctl`` limit), and BLAS runs on one thread while the
   library splits the work itself. The plan and the BLAS limit a block of code set are
   context-local (:mod:`contextvars`) and follow the work onto the pool's threads.
-* **Side-by-side work** (:func:`map_threads`, :func:`map_balanced`, :func:`drain_queue`,
-  :func:`row_slices`): one pool of Python threads for the process, each calling
-  one-thread BLAS (which releases the GIL).
+* **Side-by-side work** (:func:`map_threads`, :func:`imap_threads`, :func:`map_balanced`,
+  :func:`drain_queue`, :func:`row_slices`): one pool of Python threads for the process,
+  each calling one-thread BLAS (which releases the GIL).
 * **Products of tall arrays** (:func:`matmul`, :func:`rmatmul`, :func:`gram`,
-  :func:`syrk_lower`, :func:`split_rows`): split by rows over the planned threads.
+  :func:`syrk_lower`, :func:`split_rows`): split by rows into slices planned from the
+  CPUs, run on the planned threads, sums added in slice order.
 * **Array namespaces** (:class:`Backend`, :func:`backend_of`, :func:`model_to_numpy`,
   :func:`model_to_namespace`, :func:`copy_array`): NumPy, or under scikit-learn's
   ``array_api_dispatch`` the array-API namespace and device of the input (CuPy,
@@ -42,10 +43,14 @@ How the plan uses more cores. With ``p`` threads planned:
   shares) sums its rows on ``p`` threads and, from ``LONE_SOLVE_MIN`` unknowns, is
   factored on ``p`` BLAS threads.
 
-Kernel row blocks, k-means blocks and the memory plans' shares are *partitioned* from
-:func:`max_threads` (the CPU count), never from the threads in force, so a fixed
-``random_state`` gives the same model at any thread count (where a greedy step would
-otherwise turn a rounding difference into another model).
+Kernel row blocks, k-means blocks, the row slices of products and the memory plans' shares
+are *partitioned* from :func:`max_threads` (the CPU count), never from the threads in force,
+and a sum over slices is added in slice order (:func:`imap_threads`), so a fixed
+``random_state`` gives the same model, to the bit, at any thread count (where a greedy step
+would otherwise turn a rounding difference into another model). One exception: a Newton
+system of ``LONE_SOLVE_MIN`` or more unknowns solved alone is factored on BLAS's threads,
+whose blocking rounds differently for each count; such models agree to the rounding of
+their features' precision as the solver propagates it, not to the bit.
 """
 
 # Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``).
@@ -56,8 +61,8 @@ __all__ = ["NUMPY", "Backend", "JITTER_START", "JITTER_STOP", "LIKELY_CAUSES", "
            "model_to_namespace",
            "model_to_numpy", "namespace_of", "sign_columns", "to_numpy",
            "blas_limit", "blas_threads", "drain_queue", "finite_factor", "gram",
-           "map_balanced", "map_threads", "matmul", "max_threads", "planned_threads",
-           "rmatmul", "row_slices", "spd_cholesky", "spd_solve", "split_rows",
+           "imap_threads", "map_balanced", "map_threads", "matmul", "max_threads",
+           "planned_threads", "rmatmul", "row_slices", "spd_cholesky", "spd_solve", "split_rows",
            "split_threads", "syrk_lower", "thread_budget", "thread_plan",
            "add_to_diagonal", "cholesky_solve", "pivoted_cholesky_on", "symmetric_from_lower",
            "triangular_inverse"]
@@ -74,6 +79,6 @@ __getattr__, __dir__ = _lazy_exports(globals(), {
               "finite_factor", "pivoted_cholesky_on", "spd_cholesky", "spd_solve",
               "symmetric_from_lower", "triangular_inverse"],
     "._threads": ["LONE_SOLVE_MIN", "blas_limit", "blas_threads", "drain_queue",
-                  "map_balanced", "map_threads", "max_threads", "planned_threads",
+                  "imap_threads", "map_balanced", "map_threads", "max_threads", "planned_threads",
                   "row_slices", "split_threads", "thread_budget", "thread_plan"],
 })

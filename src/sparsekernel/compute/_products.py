@@ -1,7 +1,9 @@
 """Products of a tall feature matrix, split by rows over the planned threads.
 
 The solvers on explicit features (``newton_ovr``, ``logistic``) run BLAS on one thread
-(:mod:`sparsekernel.compute`) and parallelize their n-row products here instead.
+(:mod:`sparsekernel.compute`) and parallelize their n-row products here instead. The row
+slices are planned from the CPUs (:func:`split_rows`) and sums over them are added in slice
+order (:func:`imap_threads`), so every product is the same to the bit on any thread count.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._lapack import syrk_lower
-from ._threads import map_threads, row_slices
+from ._threads import imap_threads, map_threads, max_threads, row_slices
 
 __all__ = ["gram", "matmul", "rmatmul", "split_rows"]
 
@@ -17,21 +19,28 @@ __all__ = ["gram", "matmul", "rmatmul", "split_rows"]
 #: would cost more than it saves).
 _PARALLEL_MIN_WORK = 2e6
 
+#: The fewest rows of a slice: a Gram sum's slice beyond the first fills a square of its
+#: own, whose allocation and addition would cost more than a few rows' products.
+_SLICE_MIN_ROWS = 128
 
-def split_rows(n, work, n_threads, width=1):
-    """Row slices for ``n_threads`` threads, or one slice when the work is small. Beyond two
-    slices each is at least ``width`` rows tall: a Gram sum over m columns (``width = m``)
-    fills an m x m square per slice, so on many cores its squares never hold more than the
-    rows summed (two slices are always allowed: one square beside the result)."""
-    parts = n_threads if work >= _PARALLEL_MIN_WORK else 1
-    return row_slices(n, min(parts, max(2, n // max(1, int(width)))))
+
+def split_rows(n, work, width=1):
+    """Row slices of an n-row product: one when the work is small, else one per CPU
+    (:func:`max_threads`), never per thread in force, so a sum over them added in their
+    order comes out the same on any thread count. Beyond two slices each is at least
+    ``width`` rows tall: a Gram sum over m columns (``width = m``) fills an m x m square per
+    slice, so on many cores its squares never hold more than the rows summed (two slices
+    are always allowed: one square beside the result), and every slice has at least
+    ``_SLICE_MIN_ROWS`` rows."""
+    parts = max_threads() if work >= _PARALLEL_MIN_WORK else 1
+    return row_slices(n, min(parts, max(2, n // max(1, int(width))), n // _SLICE_MIN_ROWS))
 
 
 def rmatmul(F, V, n_threads):
     """[F 1]^T V in F's dtype (a float64 V would upcast all of F), summed over row slices."""
     V = V.astype(F.dtype, copy=False)
-    parts = split_rows(F.shape[0], F.size * V.shape[1], n_threads)
-    FtV = sum(map_threads(lambda s: F[s].T @ V[s], parts, len(parts)))
+    parts = split_rows(F.shape[0], F.size * V.shape[1])
+    FtV = sum(imap_threads(lambda s: F[s].T @ V[s], parts, n_threads))
     return np.vstack([np.asarray(FtV, dtype=np.float64), V.sum(axis=0, dtype=np.float64)])
 
 
@@ -39,24 +48,25 @@ def matmul(F, W, n_threads):
     """F W (float64 out), row slices on the threads."""
     W = W.astype(F.dtype, copy=False)
     out = np.empty((F.shape[0], W.shape[1]))
-    parts = split_rows(F.shape[0], F.size * W.shape[1], n_threads)
+    parts = split_rows(F.shape[0], F.size * W.shape[1])
 
     def run(s):
         out[s] = F[s] @ W
 
-    map_threads(run, parts, len(parts))
+    map_threads(run, parts, n_threads)
     return out
 
 
 def gram(F, n_threads):
     """``F^T F`` (float64, both triangles): ``syrk`` on row slices of F over the threads,
-    each into a square of its own, summed, then the lower triangle mirrored."""
+    each into a square of its own, summed in slice order, then the lower triangle
+    mirrored."""
     F = np.ascontiguousarray(F, dtype=np.float64)
     n, m = F.shape
-    parts = split_rows(n, float(n) * m * m, n_threads, width=m)
-    squares = map_threads(lambda s: syrk_lower(np.zeros((m, m)), F[s]), parts, len(parts))
-    G = squares[0]
-    for other in squares[1:]:
+    parts = split_rows(n, float(n) * m * m, width=m)
+    squares = imap_threads(lambda s: syrk_lower(np.zeros((m, m)), F[s]), parts, n_threads)
+    G = next(squares)
+    for other in squares:
         G += other
     step = 256
     for start in range(0, m, step):  # (blocks: no m-square temporary)

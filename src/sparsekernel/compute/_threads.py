@@ -23,9 +23,9 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
-__all__ = ["LONE_SOLVE_MIN", "blas_limit", "blas_threads", "drain_queue", "map_balanced",
-           "map_threads", "max_threads", "planned_threads", "row_slices", "split_threads",
-           "thread_budget", "thread_plan"]
+__all__ = ["LONE_SOLVE_MIN", "blas_limit", "blas_threads", "drain_queue", "imap_threads",
+           "map_balanced", "map_threads", "max_threads", "planned_threads", "row_slices",
+           "split_threads", "thread_budget", "thread_plan"]
 
 _CONTROLLER = []
 #: The thread count planned by the outermost fit or predict of this context (None outside).
@@ -62,12 +62,14 @@ def max_threads():
     :func:`thread_budget` whatever BLAS limit is in force.
 
     Work is *partitioned* from this, never from the plan in force (:func:`planned_threads`,
-    which only says how many threads take the pieces): kernel row blocks, k-means blocks
-    and the memory plans' shares then come out the same at any thread count, and so does
-    the rounding of every piece (a BLAS product's last bits depend on the shape it is
-    given). A fixed ``random_state`` thus gives the same model on one thread or on all of
-    them, which a greedy or discontinuous step (an argmax, a pivot, a reduced-set
-    selection) would otherwise turn from a rounding difference into another model.
+    which only says how many threads take the pieces): kernel row blocks, k-means blocks,
+    the row slices of products and the memory plans' shares then come out the same at any
+    thread count, and so does the rounding of every piece (a BLAS product's last bits
+    depend on the shape it is given). A fixed ``random_state`` thus gives the same model on
+    one thread or on all of them (to the bit, but for the factorizations on BLAS's threads
+    of :func:`split_threads`), which a greedy or discontinuous step (an argmax, a pivot, a
+    reduced-set selection) would otherwise turn from a rounding difference into another
+    model.
     """
     return _cpu_count()
 
@@ -166,6 +168,20 @@ def map_threads(fn, items, n_threads=None):
         with blas_threads(1):
             return _run_shared(fn, items, n_threads)
     return _run_shared(fn, items, n_threads)
+
+
+def imap_threads(fn, items, n_threads=None):
+    """``fn(item)`` for each item, yielded in the order of ``items``, computed
+    ``n_threads`` at a time by :func:`map_threads`.
+
+    For a sum over pieces planned independently of the threads (:func:`split_rows`): added
+    as they come, the pieces are summed in one order whatever the thread count, so the sum
+    is the same to the bit, and at most ``n_threads`` of them are held at once.
+    """
+    items = list(items)
+    n_threads = planned_threads() if n_threads is None else max(1, int(n_threads))
+    for start in range(0, len(items), n_threads):
+        yield from map_threads(fn, items[start:start + n_threads], n_threads)
 
 
 def map_balanced(fn, items, costs, n_threads=None):

@@ -45,7 +45,7 @@ import scipy.sparse as sp
 
 from ..compute import (
     dtype_name,
-    map_threads,
+    imap_threads,
     matmul,
     planned_threads,
     rmatmul,
@@ -121,11 +121,12 @@ class ArrayRows:
     square = staticmethod(host_square)
 
     def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
-        """The rows split over ``threads``: the first slice into H itself, each other into
-        a square of its own, added after."""
+        """The rows in slices (:func:`~sparsekernel.compute.split_rows`) over ``threads``:
+        the first slice into H itself, each other into a square of its own, added in slice
+        order (the same sum on any thread count)."""
         m = self.F.shape[1]
         threads = self.threads if threads is None else threads
-        parts = split_rows(len(rows), len(rows) * float(m) * m, threads, width=m)
+        parts = split_rows(len(rows), len(rows) * float(m) * m, width=m)
         if len(parts) == 1:
             return self._add(H, weights, rows, sign, dtype)
 
@@ -133,8 +134,9 @@ class ArrayRows:
             into = H if k == 0 else np.zeros_like(H)
             return self._add(into, weights, rows[parts[k]], sign, dtype)
 
-        for other in map_threads(part, range(len(parts)), len(parts))[1:]:
-            H += other
+        for k, other in enumerate(imap_threads(part, range(len(parts)), threads)):
+            if k:
+                H += other
         return H
 
     def _add(self, H, weights, rows, sign, dtype):
