@@ -11,11 +11,17 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import dump_svmlight_file, make_classification, make_regression
 from sklearn.model_selection import StratifiedKFold
 
+import sparsekernel.model_selection._search as search_module
 from sparsekernel import LSSVC, ReducedSVC, ReducedSVR, SmoothSVC
+from sparsekernel.basis._base import AUTO_MIN
 from sparsekernel.cli import main
+from sparsekernel.cli._main import build_parser
+from sparsekernel.cli._options import libsvm_argv
 from sparsekernel.cli._probability import predict_proba
 from sparsekernel.datasets import load_svmlight_path
 from sparsekernel.io import load, save
+from sparsekernel.model_selection._search import DESIGNS
+from sparsekernel.model_selection._uniform_design import UD_TABLES, ud_points
 
 X_CLF, Y_CLF = make_classification(n_samples=160, n_features=5, n_informative=3,
                                    random_state=0)
@@ -254,11 +260,14 @@ def test_probability_is_platt_scaling_on_internal_cross_validation(clf_files, tm
 
 
 def test_probability_model_is_saved_and_predicts(clf_files, tmp_path, capsys):
-    # The model file holds the CalibratedClassifierCV (a composite), which predict reads.
+    # The model file holds the CalibratedClassifierCV (a composite), which predict reads;
+    # the summary names the estimator trained on all rows, not the wrapper.
     model_file = tmp_path / "m.skm"
-    status, _, err = _run(capsys, "train", "-b", "1", "-q", "--n-basis", "15", clf_files[0],
-                          str(model_file))
+    status, out, err = _run(capsys, "train", "-b", "1", "--n-basis", "15", clf_files[0],
+                            str(model_file))
     assert status == 0, err
+    assert out.startswith("ReducedSVC with probability estimates (-b 1): training accuracy ")
+    assert "CalibratedClassifierCV" not in out
     assert main(["predict", "-b", "1", "-q", clf_files[1], str(model_file)]) == 0
 
 
@@ -302,6 +311,42 @@ def test_scale_matches_svm_scale(tmp_path, capsys):
                    "1 1:1 2:-1 3:-0.333333 4:1 \n-1 1:-0.333333 2:1 3:1 4:-1 \n")
     assert (tmp_path / "range").read_text() == "x\n-1 1\n1 0 1.5\n2 0 3\n3 -1 2\n4 0 7\n"
     assert "WARNING: original #nonzeros 9" in err  # -l -1 filled in the zeros
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["-l", "-1e-3"], "1 1:-0.001 2:-0.001 \n-1 1:1 2:1 \n"),
+    (["-y", "-1e1", "1"], "1 1:-1 2:-1 \n-10 1:1 2:1 \n"),
+    (["-l", "-.5E+1", "-u", "-1"], "1 1:-5 2:-5 \n-1 1:-1 2:-1 \n"),
+])
+def test_negative_numbers_are_option_values(argv, expected, tmp_path, capsys):
+    # As LIBSVM's tools, which take the argument after an option as its value.
+    data = tmp_path / "d.txt"
+    data.write_text("1 1:1 2:1\n-1 1:2 2:3\n")
+    status, out, err = _run(capsys, "scale", *argv, str(data))
+    assert (status, out) == (0, expected), err
+    args = build_parser().parse_args(["train", *libsvm_argv(["-r", "-1e-3", "-c", "-2E1",
+                                                              "d.txt"])])
+    assert (args.coef0, args.C) == (-1e-3, -20.0)
+
+
+@pytest.mark.parametrize("argv, text, expected", [
+    ([], "1 1:1e308 2:0.5\n-1 1:-1e308 2:1\n1 1:3 2:2\n",
+     "1 1:1 2:-1 \n-1 1:-1 2:-0.333333 \n1 2:1 \n"),
+    (["-l", "-1e308", "-u", "1e308"], "1 1:2 2:0.5\n-1 1:0.5 2:1\n",
+     "1 1:1e+308 2:-1e+308 \n-1 1:-1e+308 2:1e+308 \n"),
+    (["-y", "-1e308", "1e308"], "1e308 1:1\n-1e308 1:2\n0.5 1:3\n",
+     "1e+308 1:-1 \n-1e+308 \n0 1:1 \n"),
+    (["-r", "RANGE"], "1 1:5 2:1\n", "1 2:-0.333333 \n"),
+])
+def test_scale_near_the_largest_float(argv, text, expected, tmp_path, capsys):
+    # svm-scale's formula overflows on the way (nan); the values map to what it gives in
+    # exact arithmetic, rounded (3 in [-1e308, 1e308] maps to 0 and is left out).
+    data, range_file = tmp_path / "d.txt", tmp_path / "range"
+    data.write_text(text)
+    range_file.write_text("x\n-1 1\n1 -1e308 1e308\n2 0.5 2\n")
+    argv = [str(range_file) if a == "RANGE" else a for a in argv]
+    status, out, err = _run(capsys, "scale", *argv, str(data))
+    assert (status, out, err) == (0, expected, "")
 
 
 def test_scale_keeps_zeros_implicit_with_l0_and_scales_y(tmp_path, capsys):
@@ -374,6 +419,36 @@ def test_tune_prints_best_pair(clf_files, tmp_path, capsys):
     c, g, rate = map(float, lines[-1].split())
     assert (f"{c:g}", f"{g:g}", f"{rate:g}") == match.groups()
     assert plot.stat().st_size > 0
+
+
+@pytest.mark.parametrize("design, best", [("13-9", 0), ("13-9", 2), *(("9-5", i) for i in
+                                                                        range(9))])
+def test_tune_stage_2_evaluates_no_stage_1_point_again(design, best, clf_files, monkeypatch,
+                                                      capsys):
+    # The fits are replaced by a score peaked at stage-1 point `best`, so that stage 2 is
+    # centred there: inside the box (its centre is stage 1's best) or moved inside it.
+    n1, n2 = DESIGNS[design]
+    monkeypatch.setattr(search_module, "LARGE_N", 0 if design == "9-5" else 10**9)
+    low, high = np.array([0.0, -5.0]), np.array([20.0, 5.0])
+    peak = ud_points(UD_TABLES[n1], low, high)[best]
+    monkeypatch.setattr(ReducedSVC, "fit", lambda self, X, y, **kwargs: self)
+    monkeypatch.setattr(ReducedSVC, "score", lambda self, X, y, sample_weight=None: -np.hypot(
+        np.log2(self.C) - peak[0], np.log2(self.gamma) - peak[1]))
+    status, out, err = _run(capsys, "tune", "-v", "2", "-log2c", "0,20", "-log2g", "-5,5",
+                            clf_files[0])
+    assert status == 0, err
+    points = {stage: [line.split()[2:4] for line in out.splitlines()
+                      if line.startswith(f"stage {stage}:")] for stage in (1, 2)}
+    assert len(points[1]) == n1
+    stage1 = {tuple(p) for p in points[1]}
+    assert not stage1 & {tuple(p) for p in points[2]}
+    assert len({tuple(p) for p in points[2]}) == len(points[2])
+    # As docs/cli.md and 'tune --help' say: all but the centre when the box is centred on
+    # the best point (which stage 1 evaluated), n2 - 1 or n2 when it was moved.
+    centred = np.all(np.abs(peak - (low + high) / 2) <= (high - low) / 4)
+    assert len(points[2]) in ((n2 - 1,) if centred else (n2 - 1, n2))
+    if design == "13-9":
+        assert len(points[2]) == (n2 - 1 if centred else n2)
 
 
 def test_tune_regression_reports_mean_squared_error(reg_files, capsys):
@@ -546,6 +621,13 @@ def test_help_defaults_are_the_estimators(capsys):
     assert (f"default: {reduced.max_iter} ({lowrank.max_iter} for --model lowrank)" in text
             and reduced.max_iter != lowrank.max_iter)
     assert f"default: {reduced.basis} ({lowrank.basis} for --model lowrank)" in text
+
+
+def test_train_help_describes_auto_as_the_estimators_choose_it(capsys):
+    _, out, _ = _run(capsys, "train", "--help")
+    text = " ".join(out.split())
+    assert "twice the fit's effective dimension at -c" in text
+    assert f"from {AUTO_MIN} (or every row, if fewer)" in text and "sqrt(n)" not in text
 
 
 def test_predict_help_does_not_claim_svm_predict_s_predictions(capsys):

@@ -14,6 +14,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 
 import numpy as np
@@ -22,6 +23,9 @@ from sklearn.datasets import dump_svmlight_file, make_classification
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+import sparsekernel.cli._demo as demo_module
+import sparsekernel.cli._files as files_module
+import sparsekernel.cli._predict as predict_module
 import sparsekernel.cli._scale as scale_module
 import sparsekernel.cli._train as train_module
 from sparsekernel import LowRankSVC, ReducedSVC
@@ -698,3 +702,166 @@ def test_tune_boundary_warning_in_the_command_line_s_terms(files, capsys):
     c, g, rate = grid.split()
     assert [f"{float(v):g}" for v in (c, g, rate)] == list(match.groups())
     assert float(c) == 2.0**-7
+
+
+# --- standard input and streams as data files ----------------------------------------------
+
+def _stdin(monkeypatch, data):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def _argv(command, data, files, tmp_path):
+    return {"train": ["train", "--n-basis", "10", data, tmp_path / "m.skm"],
+            "train-streamed": ["train", "--model", "lowrank", "--n-basis", "10", "--chunk-size",
+                               "30", "--n-passes", "2", data, tmp_path / "m.skm"],
+            "predict": ["predict", data, files[2], tmp_path / "out"],
+            "scale": ["scale", data]}[command]
+
+
+def _outputs(command, out, tmp_path):
+    """What a command produced: its model's decision values, or what it wrote."""
+    if command.startswith("train"):
+        return out.split(": ")[0], load(tmp_path / "m.skm").decision_function(X).tolist()
+    return out, (tmp_path / "out").read_text() if command == "predict" else None
+
+
+@pytest.mark.parametrize("command", ["train", "train-streamed", "predict", "scale"])
+def test_standard_input_and_pipes_read_as_the_file(command, files, tmp_path, monkeypatch,
+                                                   capsys):
+    # '-' is standard input, and a pipe (/dev/stdin under a shell's '|', a named pipe) is
+    # copied once; the result is the regular file's, and no copy is left behind.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    source = files[1] if command == "predict" else files[0]
+    status, out, err = _run(capsys, *_argv(command, source, files, tmp_path))
+    assert status == 0, err
+    expected = _outputs(command, out, tmp_path)
+    _stdin(monkeypatch, source.read_bytes())
+    status, out, err = _run(capsys, *_argv(command, "-", files, tmp_path))
+    assert status == 0, err
+    assert _outputs(command, out, tmp_path) == expected
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(source.read_bytes(),), daemon=True)
+    writer.start()
+    status, out, err = _run(capsys, *_argv(command, fifo, files, tmp_path))
+    writer.join(timeout=30)
+    assert status == 0, err
+    assert _outputs(command, out, tmp_path) == expected
+    assert _entries(tmp_path / "tmp") == []
+
+
+def test_standard_input_errors_name_it(files, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _stdin(monkeypatch, (GOOD.replace("1 1:0.2 2:0.1", "1 1:0.2 2:x")).encode())
+    status, _, err = _run(capsys, "train", "-")
+    _assert_error(status, err, 1, "Could not read '<stdin>'", "line 3")
+    _stdin(monkeypatch, GOOD.encode() * 100)
+    status, _, err = _run(capsys, "scale", "--memory-budget", "1KB", "-")
+    _assert_error(status, err, 1, "'<stdin>': reading it into memory takes more than 1")
+    _stdin(monkeypatch, GOOD.encode())
+    status, out, err = _run(capsys, "train", "-")
+    assert status == 0, err
+    assert out.endswith("; saved to stdin.model\n") and (tmp_path / "stdin.model").exists()
+    monkeypatch.setattr(sys, "stdin", None)
+    status, _, err = _run(capsys, "scale", "-")
+    _assert_error(status, err, 1, "standard input is closed")
+
+
+def test_dev_stdin_reads_a_pipe_in_a_process(files, capsys):
+    result = subprocess.run([sys.executable, "-m", "sparsekernel.cli", "scale", "/dev/stdin"],
+                            input=files[0].read_bytes(), capture_output=True, timeout=120)
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout.decode() == _run(capsys, "scale", files[0])[1]
+
+
+# --- standard output closed ----------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["train", "predict", "tune", "demo"])
+def test_standard_output_closed_is_an_error_before_the_work(command, files, tmp_path,
+                                                            monkeypatch, capsys):
+    def never(*args, **kwargs):
+        raise AssertionError("the command started its work")
+
+    argv = {"train": ["train", files[0], tmp_path / "m.skm"],
+            "predict": ["predict", files[1], files[2], tmp_path / "out"],
+            "tune": ["tune", files[0]], "demo": ["demo"]}[command]
+    monkeypatch.setattr(train_module, "read_data", never)
+    monkeypatch.setattr(predict_module, "read_data", never)
+    monkeypatch.setattr(demo_module, "make_checkerboard", never)
+    monkeypatch.setattr(sys, "stdout", None)
+    status, _, err = _run(capsys, *argv)
+    _assert_error(status, err, 1, "standard output is closed")
+    assert not (tmp_path / "m.skm").exists() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", ["train", "predict"])
+def test_standard_output_closed_with_q_completes(command, files, tmp_path, monkeypatch,
+                                                 capsys):
+    monkeypatch.setattr(sys, "stdout", None)
+    target = tmp_path / "result"
+    argv = (["train", "-q", files[0], target] if command == "train" else
+            ["predict", "-q", files[1], files[2], target])
+    status, _, err = _run(capsys, *argv)
+    assert (status, err) == (0, "")
+    assert target.stat().st_size > 0
+
+
+# --- text Python reads otherwise than LIBSVM's tools ----------------------------------------
+
+@pytest.mark.parametrize("block", [3, 2**20])  # 3 bytes: CR LF, comments across blocks
+@pytest.mark.parametrize("command", ["train", "predict", "scale"])
+@pytest.mark.parametrize("text, line, fragments", [
+    ("1 1:0.5 2:1\n-1 1:0.25 2:1_000\n", 2, ["expected numbers", "without '_'",
+                                               "got '2:1_000'"]),
+    ("1 1:0.5 2:1\n1_0 1:0.25 2:1\n", 2, ["got '1_0'"]),
+    ("1 1:0.5 2:1 # ok_1\n-1 1:0.25 2_1:1 #\n", 2, ["got '2_1:1'"]),
+    ("1 1:0.5 2:1\r\n-1 1:0.25\r-1 2:0.3\r", 2, ["carriage return (CR) without a line feed",
+                                                  "LF or CR LF", "got '-1 1:0.25\\r-"]),
+    ("1 1:0.5 2:1\n-1 1:0.25 2:0.3\r", 2, ["carriage return", "got '-1 1:0.25 2:0.3\\r'"]),
+])
+def test_text_python_reads_otherwise_is_refused(text, line, fragments, command, block, files,
+                                                tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(files_module, "_BLOCK", block)
+    data = tmp_path / "d.svm"
+    data.write_bytes(text.encode())
+    argv = {"train": ["train", data, tmp_path / "m.skm"],
+            "predict": ["predict", data, files[2], tmp_path / "out"],
+            "scale": ["scale", data]}[command]
+    status, out, err = _run(capsys, *argv)
+    if block < len(text) and "_" in text:  # the field quoted is the block's part of it
+        fragments = [f for f in fragments if not f.startswith("got")]
+    _assert_error(status, err, 1, f"Could not read '{data}' as an SVMlight/LIBSVM file: line "
+                  f"{line}: ", *fragments)
+    assert out == "" and not {"m.skm", "out"} & set(_entries(tmp_path))
+
+
+@pytest.mark.parametrize("block", [3, 2**20])
+def test_comments_with_underscores_and_crlf_are_read(block, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(files_module, "_BLOCK", block)
+    data = tmp_path / "d.svm"
+    data.write_bytes(b"# head_er\r\n1 1:1 2:1 # a_b\r\n-1 1:2 2:3 #_\r\n")
+    status, out, err = _run(capsys, "scale", data)
+    assert (status, out, err) == (0, "1 1:-1 2:-1 \n-1 1:1 2:1 \n", "")
+
+
+# --- scaled values beyond the float range ---------------------------------------------------
+
+@pytest.mark.parametrize("range_text, data, fragments", [
+    ("x\n-1 1\n1 0 1e-300\n", "1 1:0.5\n-1 1:1e10\n",
+     ["line 2: feature 1 = 10000000000, mapped from [0, 1e-300] to [-1, 1], "
+      "lies beyond the largest float"]),
+    ("x\n-1e300 1e300\n1 1 1.0000000000000002\n2 0 1\n", "1 1:1 2:1\n-1 2:0.5\n",
+     ["line 2: feature 1 = 0 (left out of the line)", "lies beyond the largest float"]),
+    ("y\n0 1\n1 1\nx\n-1 1\n1 0 1\n", "1 1:0.5\n-1 1:1\n",
+     ["line 2: the label -1, mapped from [1, 1] to [0, 1], has no image"]),
+])
+def test_scale_refuses_values_mapped_beyond_the_float_range(range_text, data, fragments,
+                                                            tmp_path, capsys):
+    # svm-scale maps a value outside a restored range linearly (no clipping) and prints inf
+    # or nan where that leaves the floats; here it is an error naming the line.
+    (tmp_path / "range").write_text(range_text)
+    (tmp_path / "d.svm").write_text(data)
+    status, out, err = _run(capsys, "scale", "-r", tmp_path / "range", tmp_path / "d.svm")
+    _assert_error(status, err, 1, *fragments)
+    assert out == ""

@@ -17,7 +17,7 @@ from sklearn.svm import SVC
 
 from ..datasets import make_checkerboard
 from ..svm import LowRankSVC
-from ._files import print_out
+from ._files import print_out, require_standard_output
 from ._options import positive_int
 
 __all__ = ["add_parser"]
@@ -78,6 +78,7 @@ def run(args):
     int
         Exit status 0.
     """
+    require_standard_output("demo", "its table", "redirect it (e.g. > demo.txt)")
     svc_rows = min(args.svc_rows, args.rows)
     X, y = make_checkerboard(args.rows + TEST_ROWS, random_state=args.seed)
     # The checkerboard's rows are drawn independently, so slicing is a random split.

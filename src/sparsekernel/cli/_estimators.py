@@ -7,6 +7,7 @@ import argparse
 from sklearn.base import BaseEstimator, is_classifier, is_regressor
 
 from ..basis import BASIS_SELECTORS
+from ..basis._base import AUTO_MIN
 from ..kernels import KERNELS
 from ..svm import LowRankSVC, ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
 from ..utils import DEFAULT_MEMORY_BUDGET, format_bytes
@@ -111,7 +112,9 @@ def add_estimator_options(parser, exclude=()):
     add = ours.add_argument
     add("--n-basis", type=n_basis_value, dest="n_basis", metavar="M",
         help="number of basis functions: int count, float fraction of n or 'auto' "
-             "(from the kernel's spectrum, 4-10 sqrt(n)); default: auto")
+             "(twice the fit's effective dimension at -c, from the kernel's eigenvalues on a "
+             f"sample of rows; from {AUTO_MIN} (or every row, if fewer) to a cost cap, "
+             "lowered to what --memory-budget holds); default: auto")
     add("--basis", help=f"how the basis points are chosen: {', '.join(BASIS_SELECTORS)}; "
         f"default: {_family_default('basis')}")
     add("--memory-budget", metavar="SIZE", help="cap on the memory the data read into "
@@ -126,7 +129,8 @@ def add_estimator_options(parser, exclude=()):
     add("--n-passes", type=positive_int, dest="n_passes", metavar="P",
         help="lowrank model: passes over the file; default: 1")
     add("--chunk-size", type=positive_int, dest="chunk_size", metavar="ROWS",
-        help="lowrank model: rows read and optimised at a time; default: 20000")
+        help="lowrank model: rows read and optimised at a time (its memory grows "
+        "with them); default: 20000")
     add("--float32", action="store_true",
         help="lowrank model: read the file in float32 (half the memory and time)")
     add("--n-features", type=positive_int, metavar="N",
@@ -195,7 +199,8 @@ def _add_model_choice(group):
     choice.add_argument("--model", choices=sorted(FAMILIES),
                         help="reduced: m basis functions (RSVM, default); smooth: every "
                              "training row (SSVM); lowrank: Nystrom features + linear SVM "
-                             "(LLSVM), streams TRAIN_FILE in chunks with bounded memory")
+                             "(LLSVM), streams TRAIN_FILE in chunks: its memory grows with "
+                             "--chunk-size and m, not with the file")
     choice.add_argument("--estimator", metavar="NAME",
                         help="any sparsekernel classifier (-s 0) or regressor (-s 3) by class "
                              "name, e.g. LSSVC, SparseMarginClassifier, LSSVR; the options left "

@@ -8,6 +8,11 @@ naming the line. A feature index costs the per-feature arrays of what consumes i
 statistics, transposed sparse indices, dense chunks), so an index beyond what the budget
 allows is refused before anything of that width exists.
 
+A data file named ``-`` is standard input. It, and any path that is no regular file (a pipe),
+is copied into a temporary file first (:func:`input_file`): the readers read a file more
+than once. Every data file's text is checked for what Python's parser reads otherwise than
+LIBSVM's tools (:func:`check_text`).
+
 A command writes its output file last: what it prints goes out (flushed) before, and the
 rename of the complete file into place is its commit point. An error or a Ctrl-C up to the
 rename leaves no file (and an older one in place); from the rename on, Ctrl-C is ignored: the
@@ -19,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -26,16 +32,18 @@ import stat
 import sys
 import tempfile
 import threading
+from pathlib import Path
 
 import numpy as np
 
 from ..datasets import SvmlightChunks, load_svmlight_path
+from ..datasets._paths import COMPRESSED_SUFFIXES, decompression_errors, open_binary
 from ..datasets._svmlight import FeatureIndexError, ReadLimitError
 from ..utils import format_bytes, parse_memory_budget
 
-__all__ = ["BYTES_PER_FEATURE", "StandardOutputError", "committed", "end_command",
-           "memory_budget", "output_file", "print_out", "read_chunks", "read_data",
-           "standard_output", "start_command"]
+__all__ = ["BYTES_PER_FEATURE", "STDIN", "StandardOutputError", "committed", "end_command",
+           "input_file", "memory_budget", "output_file", "print_out", "read_chunks",
+           "read_data", "require_standard_output", "standard_output", "start_command"]
 
 #: What one feature costs the commands' consumers, in bytes: a few float64 vectors of the
 #: feature count (column minima and maxima, scales, variances) and a sparse transpose's index
@@ -162,6 +170,203 @@ def _width_advice(index, budget, per_feature, chunk_size):
     return f"lower --chunk-size to {rows} or less, or raise --memory-budget"
 
 
+#: The data file name that reads standard input, and how errors name it.
+STDIN, _STDIN_NAME = "-", "<stdin>"
+#: Bytes read at a time when a data file is checked or copied.
+_BLOCK = 2**20
+_BARE_CR = re.compile(rb"\r(?!\n)")
+
+
+@contextlib.contextmanager
+def input_file(name, limit=None):
+    """Yield a path from which the readers can read the data file ``name``, checked.
+
+    ``-`` (standard input) and a path that is no regular file (``/dev/stdin``, a named pipe)
+    can be read only once, and the readers read a file again (a streamed model on every
+    pass, an error to find its line): they are copied into a temporary file first, at most
+    ``limit`` bytes of them (what the reader refuses beyond), and removed at the end of the
+    block; errors raised in the block name ``name``, not the copy.
+
+    Parameters
+    ----------
+    name : str
+        The data file as given on the command line.
+    limit : int, optional
+        Bytes of text past which reading into memory is refused anyway: neither the copy
+        nor the check reads further. None: the whole file (a streamed model).
+
+    Raises
+    ------
+    ValueError
+        Text that scikit-learn's parser would read otherwise than LIBSVM's tools
+        (:func:`check_text`), or standard input closed.
+    """
+    if not _read_once(name):
+        check_text(name, name, limit)
+        yield name
+        return
+    shown = _STDIN_NAME if name == STDIN else name
+    suffix = Path(name).suffix.lower() if name != STDIN else ""
+    suffix = suffix if suffix in COMPRESSED_SUFFIXES else ""
+    fd, tmp = tempfile.mkstemp(prefix="sparsekernel-", suffix=suffix)
+    try:
+        with os.fdopen(fd, "wb") as copy:
+            _copy_at_most(name, copy, None if suffix else limit)
+        check_text(tmp, tmp, limit)
+        yield tmp
+    except ValueError as exc:
+        if tmp not in str(exc):
+            raise
+        raise ValueError(str(exc).replace(tmp, shown)) from None
+    except OSError as exc:
+        if exc.filename != tmp:
+            raise
+        raise OSError(exc.errno, exc.strerror, shown) from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _read_once(name):
+    """Whether ``name`` is standard input or a stream (a pipe, a character device, a
+    socket), which can be read only once."""
+    if name == STDIN:
+        return True
+    try:
+        mode = os.stat(name).st_mode
+    except (OSError, ValueError):
+        return False  # the reader names a missing file
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
+
+
+def _copy_at_most(name, out, limit):
+    """Copy standard input (``-``) or the stream ``name`` into ``out``, at most ``limit``
+    bytes (None: all)."""
+    if name == STDIN:
+        if sys.stdin is None:
+            raise ValueError("standard input is closed, and the data file '-' reads it; "
+                             "give a file name, or redirect standard input from a file")
+        source = contextlib.nullcontext(sys.stdin.buffer)
+    else:
+        source = open(name, "rb")
+    total = 0
+    with source as data:
+        while limit is None or total < limit:
+            block = data.read(_BLOCK if limit is None else min(_BLOCK, limit - total))
+            if not block:
+                break
+            out.write(block)
+            total += len(block)
+
+
+def check_text(path, name, limit=None):
+    """Refuse a data file whose text scikit-learn's parser reads otherwise than LIBSVM's
+    tools: a ``_`` in a number (Python reads ``1_000`` as 1000; svm-train refuses it,
+    svm-scale reads 1), and a carriage return without a line feed (a file with classic Mac
+    line endings is one line to both, which the parser refuses without saying why).
+
+    Parameters
+    ----------
+    path : str
+        The file to read (decompressed by its suffix).
+    name : str
+        The file as errors name it.
+    limit : int, optional
+        Read at most about this many bytes of text.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, the line and the text at fault. A missing file, a NUL byte or a
+        damaged compressed stream ends the check quietly: the reader reports them.
+    """
+    if not os.path.isfile(path):
+        return
+    scan = _TextScan(name)
+    try:
+        with open_binary(path) as fh:
+            while limit is None or scan.total < limit:
+                block = fh.read(_BLOCK)
+                if not block or not scan.feed(block):
+                    break
+    except decompression_errors(path):
+        return
+    scan.end()
+
+
+class _TextScan:
+    """:func:`check_text` block by block: the line count, and whether the last line of
+    the blocks so far is in a comment or ended with a carriage return."""
+
+    def __init__(self, name):
+        self.name, self.line, self.total = name, 1, 0
+        self.comment = self.cr = False
+        self.tail = b""  # the start of the last line so far, quoted by an error
+
+    def feed(self, block):
+        """Check one block; False at a NUL byte (not text: the reader says so)."""
+        if b"\0" in block:
+            return False
+        if self.cr and not block.startswith(b"\n"):
+            self._bare_cr(self.tail, self.line)
+        bare = _BARE_CR.search(block)
+        if bare is not None and bare.end() < len(block):
+            start = block.rfind(b"\n", 0, bare.start()) + 1
+            self._bare_cr((self.tail if start == 0 else b"") + block[start:start + 60],
+                          self.line + block.count(b"\n", 0, start))
+        self._underscores(block)
+        last = block.rfind(b"\n")
+        self.comment = (self.comment and last < 0) or b"#" in block[last + 1:]
+        self.tail = ((self.tail if last < 0 else b"") + block[last + 1:last + 61])[:60]
+        self.cr = block.endswith(b"\r")
+        self.line += block.count(b"\n")
+        self.total += len(block)
+        return True
+
+    def end(self):
+        if self.cr:
+            self._bare_cr(self.tail, self.line)
+
+    def _underscores(self, block):
+        pos = block.find(b"_")
+        while pos >= 0:
+            start = block.rfind(b"\n", 0, pos) + 1
+            if not (b"#" in block[start:pos] or (start == 0 and self.comment)):
+                line = self.line + block.count(b"\n", 0, pos)
+                raise self._error(line, "expected numbers as LIBSVM's tools read them, without "
+                                        "'_' (Python reads 1_000 as 1000, svm-train refuses "
+                                        f"it), got {_token(block, pos)!r}")
+            end = block.find(b"\n", pos)
+            pos = -1 if end < 0 else block.find(b"_", end)
+
+    def _bare_cr(self, text, line):
+        """Raise the error of a bare CR on ``line``, which starts with ``text``."""
+        text = text[:60].decode("ascii", "backslashreplace")
+        raise self._error(line, "a carriage return (CR) without a line feed: expected lines "
+                                f"that end in LF or CR LF, got {text!r} (classic Mac line "
+                                "endings: convert them, e.g. with tr '\\r' '\\n')")
+
+    def _error(self, line, message):
+        return ValueError(f"Could not read '{self.name}' as an SVMlight/LIBSVM file: line "
+                          f"{line}: {message}")
+
+
+def _token(block, pos):
+    """The whitespace-separated field of ``block`` around ``pos``, as text."""
+    start = max(block.rfind(c, 0, pos) for c in (b" ", b"\t", b"\n")) + 1
+    ends = [e for e in (block.find(c, pos) for c in (b" ", b"\t", b"\r", b"\n")) if e >= 0]
+    return block[start:min(ends, default=len(block))][:60].decode("ascii", "backslashreplace")
+
+
+def require_standard_output(command, what, remedy):
+    """Refuse to start a command that prints ``what`` when standard output is closed
+    (``>&-``): there is nowhere to print it, and a command that printed nothing would
+    have done only part of its work."""
+    if sys.stdout is None:
+        raise ValueError(f"standard output is closed, and {command} prints {what} there; "
+                         f"{remedy}")
+
+
 class StandardOutputError(OSError):
     """Standard output cannot be written (a full disk): the message names it."""
 
@@ -171,7 +376,10 @@ def standard_output():
     """Yield ``sys.stdout`` to write to, and flush it at the end of the block, so that a
     failure to write (a full disk) comes out here, as a :class:`StandardOutputError` naming
     standard output, before the command commits a file. A closed pipe stays a
-    ``BrokenPipeError`` (the reader went away: not an error of the command)."""
+    ``BrokenPipeError`` (the reader went away: not an error of the command). A closed
+    standard output (``>&-``) is a :class:`StandardOutputError` as well."""
+    if sys.stdout is None:
+        raise StandardOutputError("cannot write to standard output: it is closed")
     try:
         yield sys.stdout
         sys.stdout.flush()

@@ -91,6 +91,8 @@ def _dispatch(argv):
 
 def _discard_stdout():
     """Point stdout at /dev/null, so that the flush at exit does not fail again."""
+    if sys.stdout is None:  # closed from the start: nothing to flush
+        return
     try:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError):  # a stdout without a file descriptor (tests)

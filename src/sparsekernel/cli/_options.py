@@ -13,11 +13,25 @@ class UsageError(Exception):
     """Bad command-line usage; ``main`` prints it as one line and exits with status 2."""
 
 
+#: A negative decimal number, in exponent notation too, or -inf/-nan (refused by name by
+#: the option's type), as an option argument may be (``-l -1e-3``, ``-y -1e1 1``);
+#: argparse's own pattern takes ``-1e-3`` for an option.
+_NEGATIVE_NUMBER = re.compile(
+    r"^-(\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?|inf(inity)?|nan)$", re.IGNORECASE)
+
+
 class ArgumentParser(argparse.ArgumentParser):
-    """An ``argparse`` parser that raises :class:`UsageError` instead of exiting.
+    """An ``argparse`` parser that raises :class:`UsageError` instead of exiting, and reads
+    every negative number after an option as its value, as LIBSVM's tools do.
 
     This keeps error reporting in one place (``main``) and lets tests call ``main`` in-process.
     """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # No option of these commands looks like a negative number, so argparse reads a
+        # token this pattern matches as a value (its documented rule, with a wider pattern).
+        self._negative_number_matcher = _NEGATIVE_NUMBER
 
     def error(self, message):
         raise UsageError(f"{message} (see '{self.prog} --help')")

@@ -14,7 +14,14 @@ from ..io import ModelFormatError, load
 from ..utils import format_bytes
 from ._crossval import score_lines
 from ._estimators import add_quiet_option
-from ._files import memory_budget, output_file, print_out, read_data
+from ._files import (
+    input_file,
+    memory_budget,
+    output_file,
+    print_out,
+    read_data,
+    require_standard_output,
+)
 from ._options import UsageError
 from ._probability import inner_model, predict_proba
 
@@ -25,7 +32,8 @@ def add_parser(subparsers):
     """Register the ``predict`` subcommand (svm-predict's arguments)."""
     parser = subparsers.add_parser(
         "predict", help="predict a LIBSVM file with a saved model (svm-predict's options)",
-        description="Predict TEST_FILE with the model in MODEL_FILE, write one predicted "
+        description="Predict TEST_FILE (- reads standard input) with the model in "
+                    "MODEL_FILE, write one predicted "
                     "label (or value) per line to OUTPUT_FILE, and print the accuracy "
                     "(classification) or the mean squared error and squared correlation "
                     "coefficient (regression) against the file's labels, as svm-predict. "
@@ -58,13 +66,17 @@ def add_parser(subparsers):
 def run(args):
     """Load, predict, write the output file, report, and only then put the file in place
     (an error or a Ctrl-C before, printing included, leaves no output file)."""
+    if not args.quiet:
+        require_standard_output("predict", "the accuracy (or the regression scores)",
+                                "redirect it (e.g. > /dev/null) or pass -q")
     model = _load_model(args.model_file)
     if (args.probability or args.decision_values) and not is_classifier(model):
         raise UsageError("-b 1 and --decision-values apply to classification models")
     budget = memory_budget(args.memory_budget if args.memory_budget is not None
                            else getattr(model, "memory_budget", None))
-    # Features beyond the model's are dropped below, so the width needs no limit here.
-    X, y = read_data(args.test_file, budget, limit_width=False)
+    with input_file(args.test_file, budget + 1) as path:
+        # Features beyond the model's are dropped below, so the width needs no limit here.
+        X, y = read_data(path, budget, limit_width=False)
     X = _model_width(X, getattr(model, "n_features_in_", None), args.quiet)
     X = _model_input(model, X, budget, args.test_file)
     predictions, table = _predict(args, model, X)

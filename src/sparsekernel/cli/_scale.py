@@ -18,16 +18,20 @@ import math
 import sys
 from contextlib import nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+from ..datasets._svmlight import _line_of_row
 from ..utils import DEFAULT_MEMORY_BUDGET, format_bytes
 from ._files import (
     BYTES_PER_FEATURE,
+    input_file,
     memory_budget,
     output_file,
     read_data,
+    require_standard_output,
     standard_output,
 )
 from ._options import UsageError
@@ -78,7 +82,8 @@ def add_parser(subparsers):
     parser.add_argument("--memory-budget", metavar="SIZE",
                         help="cap on the memory the data read into memory take, e.g. 512MB; "
                              f"default: the library's {format_bytes(DEFAULT_MEMORY_BUDGET)}")
-    parser.add_argument("data_file", metavar="DATA_FILE")
+    parser.add_argument("data_file", metavar="DATA_FILE", help="the data (- reads standard "
+                        "input)")
     parser.set_defaults(run=run)
 
 
@@ -99,25 +104,26 @@ def run(args):
         raise UsageError("inconsistent lower/upper specification")
     if args.save and args.restore:
         raise UsageError("cannot use -r and -s simultaneously")
-    if sys.stdout is None:  # started with standard output closed ('>&-')
-        raise ValueError("standard output is closed, and scale writes the scaled data there; "
-                         "redirect it to a file: sparsekernel scale [options] DATA_FILE > "
-                         "scaled_file")
+    require_standard_output("scale", "the scaled data", "redirect it to a file: sparsekernel "
+                            "scale [options] DATA_FILE > scaled_file")
     budget = memory_budget(args.memory_budget)
     restored = read_range(args.restore, budget) if args.restore else None
-    X, y = read_data(args.data_file, budget)
-    width = max([X.shape[1], *(restored.features if restored else ())])
-    X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
-    X.sort_indices()
-    scaling = _scaling(X, y, args)
-    if restored is not None:
-        _restore(scaling, restored, args)
+    with input_file(args.data_file, budget + 1) as path:
+        X, y = read_data(path, budget)
+        width = max([X.shape[1], *(restored.features if restored else ())])
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+        X.sort_indices()
+        scaling = _scaling(X, y, args)
+        if restored is not None:
+            _restore(scaling, restored, args)
+        scaled = _scaled(X, y, scaling)
+        _check_scaled(path, X, y, scaling, scaled)
     # The range file is put in place last, once the scaled data are out (flushed).
     with output_file(args.save) if args.save else nullcontext() as range_file:
         if range_file is not None:
             write_range(range_file, scaling)
         with standard_output() as out:
-            new_nonzeros = _write_scaled(out, X, y, scaling)
+            new_nonzeros = _write_scaled(out, X, scaled, scaling)
         if new_nonzeros > X.nnz:
             print(f"WARNING: original #nonzeros {X.nnz}\n"
                   f"       > new      #nonzeros {new_nonzeros}\n"
@@ -158,20 +164,77 @@ def _restore(scaling, restored, args):
 
 
 def _scale(values, low, high, lower, upper):
-    """svm-scale's map, including its exact ends (value == min -> lower, == max -> upper)."""
-    with np.errstate(divide="ignore", invalid="ignore"):  # min == max: dropped by the caller
+    """svm-scale's map, including its exact ends (value == min -> lower, == max -> upper).
+
+    Where its formula overflows on the way (limits, ranges or values near the largest
+    float), the same map is computed on halved operands, which stay finite whenever the
+    value lies in its range; a value far outside a restored range can still map beyond
+    the largest float (inf, refused by :func:`_check_scaled`).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(all="ignore"):  # min == max: dropped by the caller
         out = lower + (upper - lower) * (values - low) / (high - low)
+        over = ~np.isfinite(out)
+        if over.any():
+            v, lo, hi = (np.broadcast_to(a, out.shape)[over] / 2 for a in (values, low, high))
+            out[over] = 2 * (lower / 2 + (upper / 2 - lower / 2) * ((v - lo) / (hi - lo)))
     out = np.where(values == high, upper, out)
     return np.where(values == low, lower, out)
 
 
-def _write_scaled(out, X, y, s):
-    """Write the scaled rows as svm-scale prints them; return the number of nonzeros."""
-    active = s.fmin != s.fmax
-    zero = _scale(np.zeros(len(active)), s.fmin, s.fmax, s.lower, s.upper)
-    zero_columns = np.flatnonzero(active & (zero != 0))  # written in every row lacking them
+def _scaled(X, y, s):
+    """``(data, zero, targets)``: the scaled stored values of ``X``, the scaled 0 of each
+    feature (written where a row lacks a feature it does not map to 0) and the labels."""
+    zero = _scale(np.zeros(len(s.fmin)), s.fmin, s.fmax, s.lower, s.upper)
     data = _scale(X.data, s.fmin[X.indices], s.fmax[X.indices], s.lower, s.upper)
     targets = y if s.y is None else _scale(y, s.y[2], s.y[3], s.y[0], s.y[1])
+    return data, zero, targets
+
+
+def _check_scaled(path, X, y, s, scaled):
+    """Refuse a scaled value beyond the largest float (a value far outside its restored
+    range), naming the line of the first row holding one, before anything is written."""
+    data, zero, targets = scaled
+    active = s.fmin != s.fmax
+    found = []  # (row, what, (min, max, lower, upper))
+    bad = np.flatnonzero(~np.isfinite(data) & active[X.indices])
+    if bad.size:
+        pos, j = bad[0], X.indices[bad[0]]
+        row = int(np.searchsorted(X.indptr, pos, side="right") - 1)
+        found.append((row, f"feature {j + 1} = {X.data[pos]:.17g}",
+                      (s.fmin[j], s.fmax[j], s.lower, s.upper)))
+    for j in np.flatnonzero(~np.isfinite(zero) & active):
+        rows = _rows_without(X, j)
+        if rows.size:
+            found.append((int(rows[0]), f"feature {j + 1} = 0 (left out of the line)",
+                          (s.fmin[j], s.fmax[j], s.lower, s.upper)))
+    bad = np.flatnonzero(~np.isfinite(targets))
+    if bad.size:
+        found.append((int(bad[0]), f"the label {y[bad[0]]:.17g}", (s.y[2], s.y[3], *s.y[:2])))
+    if not found:
+        return
+    row, what, (low, high, lower, upper) = min(found, key=lambda f: f[0])
+    where = ("has no image: a range of zero width maps only its own value" if low == high
+             else "lies beyond the largest float")
+    raise ValueError(
+        f"'{path}' line {_line_of_row(Path(path), row)}: {what}, mapped from [{low:.17g}, "
+        f"{high:.17g}] to [{lower:.17g}, {upper:.17g}], {where}; expected values that the "
+        "range maps to finite numbers (a value far outside a range restored with -r)")
+
+
+def _rows_without(X, j):
+    """The rows of CSR ``X`` that hold no entry in column ``j``."""
+    has = np.zeros(X.shape[0], dtype=bool)
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    has[rows[X.indices == j]] = True
+    return np.flatnonzero(~has)
+
+
+def _write_scaled(out, X, scaled, s):
+    """Write the scaled rows as svm-scale prints them; return the number of nonzeros."""
+    data, zero, targets = scaled
+    active = s.fmin != s.fmax
+    zero_columns = np.flatnonzero(active & (zero != 0))  # written in every row lacking them
     count = 0
     for i in range(X.shape[0]):
         rows = slice(X.indptr[i], X.indptr[i + 1])
@@ -264,7 +327,7 @@ def _numbers(path, lines, k, count):
     """The ``count`` finite numbers on line ``k`` (0-based) of a range file."""
     fields = lines[k].split() if k < len(lines) else []
     try:
-        if len(fields) != count:
+        if len(fields) != count or any("_" in f for f in fields):  # float() reads 1_0 as 10
             raise ValueError
         numbers = [float(f) for f in fields]
     except ValueError:

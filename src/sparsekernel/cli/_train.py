@@ -12,7 +12,16 @@ from sklearn.base import is_classifier
 from ..io import save
 from ._crossval import cross_validation_lines
 from ._estimators import add_estimator_options, make_estimator
-from ._files import memory_budget, output_file, print_out, read_chunks, read_data
+from ._files import (
+    STDIN,
+    input_file,
+    memory_budget,
+    output_file,
+    print_out,
+    read_chunks,
+    read_data,
+    require_standard_output,
+)
 from ._options import UsageError
 from ._probability import fit_with_probability, inner_model
 
@@ -22,9 +31,10 @@ __all__ = ["add_parser", "cv_seed", "default_model_file", "describe_size",
 _COMPRESSED = (".gz", ".bz2", ".xz")
 
 DESCRIPTION = """\
-Train on TRAINING_SET_FILE (LIBSVM format, optionally .gz/.bz2/.xz) and save the model to
-MODEL_FILE (default: the training file's name without a .gz/.bz2/.xz suffix, plus .model,
-in the current directory, as svm-train names it). The model file is sparsekernel's own
+Train on TRAINING_SET_FILE (LIBSVM format, optionally .gz/.bz2/.xz; - reads standard
+input) and save the model to MODEL_FILE (default: the training file's name without a
+.gz/.bz2/.xz suffix, plus .model, in the current directory, as svm-train names it;
+stdin.model for standard input). The model file is sparsekernel's own
 format (a zip of arrays and JSON, loaded without pickle), not LIBSVM's text model.
 
 The LIBSVM letters keep svm-train's meaning. One differs in substance: -c. The models here
@@ -51,16 +61,18 @@ def add_parser(subparsers):
 
 
 def default_model_file(train_file):
-    """svm-train's default: ``<basename>.model`` in the current directory."""
-    name = Path(train_file).name
+    """svm-train's default: ``<basename>.model`` in the current directory (``stdin.model``
+    for standard input, as for ``/dev/stdin``)."""
+    name = "stdin" if train_file == STDIN else Path(train_file).name
     for suffix in _COMPRESSED:
         name = name.removesuffix(suffix)
     return f"{name}.model"
 
 
-def load_training_data(args, dtype=np.float64):
-    """``(X, y)`` of ``args.train_file``, read in memory within ``--memory-budget``."""
-    return read_data(args.train_file, memory_budget(args.memory_budget),
+def load_training_data(args, path, dtype=np.float64):
+    """``(X, y)`` of the training file at ``path`` (from :func:`input_file`), read in
+    memory within ``--memory-budget``."""
+    return read_data(path, memory_budget(args.memory_budget),
                      n_features=args.n_features, dtype=dtype,
                      streamed="'train --model lowrank'" if args.command != "tune" else None)
 
@@ -74,17 +86,23 @@ def run(args):
     """
     model, task = make_estimator(args)
     _check_modes(args, model, task)
-    if args.folds is not None:
-        X, y = load_training_data(args)
-        print_out(*cross_validation_lines(model, X, y, args.folds, cv_seed(args)))
-        return 0
-    model_file = args.model_file or default_model_file(args.train_file)
-    start = time.perf_counter()
-    model, chunks, streamed = _fit(model, args)
-    seconds = time.perf_counter() - start
-    how = f" (streamed in chunks of {model.chunk_size} rows)" if streamed else ""
-    summary = (f"{type(model).__name__}: {training_score(model, chunks)}, "
-               f"{describe_size(model)}, fit {seconds:.3g} s{how}; saved to {model_file}")
+    if args.folds is not None:  # printed even with -q, as svm-train does
+        require_standard_output("train -v", "its result", "redirect it (e.g. > cv.txt)")
+    elif not args.quiet:
+        require_standard_output("train", "its summary",
+                                "redirect it (e.g. > /dev/null) or pass -q")
+    limit = None if _streamed(args, model) else memory_budget(args.memory_budget) + 1
+    with input_file(args.train_file, limit) as path:
+        if args.folds is not None:
+            X, y = load_training_data(args, path)
+            print_out(*cross_validation_lines(model, X, y, args.folds, cv_seed(args)))
+            return 0
+        model_file = args.model_file or default_model_file(args.train_file)
+        start = time.perf_counter()
+        model, chunks, streamed = _fit(model, args, path)
+        seconds = time.perf_counter() - start
+        summary = _summary(model, training_score(model, chunks), seconds, streamed,
+                           model_file)
     with output_file(model_file) as tmp:
         save(model, tmp)
         if not args.quiet:
@@ -110,14 +128,25 @@ def cv_seed(args):
     return 0 if args.random_state is None else args.random_state
 
 
-def _fit(model, args):
+def _summary(model, score, seconds, streamed, model_file):
+    """The line ``train`` prints: the estimator (the one trained on all rows of a ``-b 1``
+    model), its training score and size, the fit time and the model file."""
+    inner = inner_model(model)
+    name = type(inner).__name__ + (" with probability estimates (-b 1)"
+                                   if inner is not model else "")
+    how = f" (streamed in chunks of {model.chunk_size} rows)" if streamed else ""
+    return (f"{name}: {score}, {describe_size(model)}, fit {seconds:.3g} s{how}; saved to "
+            f"{model_file}")
+
+
+def _fit(model, args, path):
     """The fitted model, the ``(X, y)`` chunks to score it on, and whether it streamed."""
     if _streamed(args, model):  # the file is read chunk by chunk, to fit and again to score
         dtype = np.float32 if args.float32 else np.float64
-        chunks, labels = read_chunks(args.train_file, model.chunk_size, args.n_features,
+        chunks, labels = read_chunks(path, model.chunk_size, args.n_features,
                                      dtype, memory_budget(args.memory_budget))
         return model.fit_stream(chunks, classes=labels), chunks, True
-    X, y = load_training_data(args)
+    X, y = load_training_data(args, path)
     if args.probability:
         return fit_with_probability(model, X, y, cv_seed(args)), [(X, y)], False
     return model.fit(X, y), [(X, y)], False

@@ -13,7 +13,7 @@ from ..model_selection import UniformDesignSearchCV, check_search_boundary
 from ..model_selection._uniform_design import SearchBoundaryWarning
 from ._crossval import cv_splitter
 from ._estimators import add_estimator_options, make_estimator
-from ._files import output_file, print_out
+from ._files import input_file, memory_budget, output_file, print_out, require_standard_output
 from ._options import UsageError, folds_value
 from ._train import cv_seed, load_training_data
 
@@ -22,7 +22,8 @@ __all__ = ["add_parser"]
 DESCRIPTION = """\
 Search (log2 C, log2 gamma) for the best cross-validation score, as LIBSVM's grid.py does,
 with the nested uniform design of Huang et al. (2007): 13 points over the search box, then
-8 more around the best of them (9 + 4 from 10,000 rows on), instead of grid.py's 110-point
+a 9-point design on a box half as wide around the best of them, less the points already
+evaluated: 8 or 9 more (9, then 4 or 5, from 10,000 rows on), instead of grid.py's 110-point
 grid. Every point is one -v n-fold cross-validation of 'sparsekernel train' with the other
 options given here. The C found is this library's C (see 'sparsekernel train --help'), to
 be passed to 'sparsekernel train -c'. The last line is grid.py's: best C, best gamma and
@@ -78,7 +79,9 @@ def run(args):
     if "gamma" not in params or "C" not in params or params.get("kernel") == "linear":
         raise UsageError(f"tune searches C and gamma: {type(model).__name__} with kernel "
                          f"{params.get('kernel')!r} has no gamma to search")
-    X, y = load_training_data(args)
+    require_standard_output("tune", "the search's results", "redirect it (e.g. > results)")
+    with input_file(args.train_file, memory_budget(args.memory_budget) + 1) as path:
+        X, y = load_training_data(args, path)
     seed = cv_seed(args)
     regression = task == "regression"
     search = UniformDesignSearchCV(
