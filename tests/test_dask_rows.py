@@ -283,6 +283,36 @@ def test_auto_sizes_the_basis_for_all_the_rows_not_the_sample(client, monkeypatc
     assert abs(m_dask - m_memory) <= 0.1 * m_memory < m_memory - m_sample
 
 
+def test_up_to_the_sample_size_a_seed_draws_the_in_memory_landmarks(client):
+    """With at most DASK_SAMPLE rows the sample is every row, in order: a named basis with
+    the same random_state draws the in-memory fit's landmarks, so the model is the same."""
+    X, y = make_classification(n_samples=1500, n_features=6, n_informative=4, random_state=5)
+    params = dict(n_basis=40, basis="random", gamma=0.3, C=10.0, tol=1e-10, random_state=7)
+    ref = LowRankSVC(**params).fit(X, y)
+    model = LowRankSVC(**params).fit(da.from_array(X, chunks=(400, -1)), y)
+    np.testing.assert_array_equal(model.basis_indices_, ref.basis_indices_)
+    a = ref.decision_function(X)
+    np.testing.assert_allclose(model.decision_function(X), a, rtol=0,
+                               atol=1e-6 * np.abs(a).max())
+
+
+def test_the_landmark_sample_is_uniform_over_the_chunks():
+    """Beyond DASK_SAMPLE rows the sample is a uniform draw from all the rows: every chunk,
+    whatever its size, gives rows in proportion to its length (within five binomial
+    standard deviations), and the rows returned are X's at the sampled indices."""
+    from sparsekernel.distributed._rows import sample_rows
+
+    X = np.arange(40_000, dtype=float).reshape(-1, 2)  # row i holds 2i, 2i + 1
+    sizes = (1_000, 9_000, 4_000, 6_000)
+    ids, rows = sample_rows(da.from_array(X, chunks=(sizes, -1)), 2_000, random_state=0)
+    assert len(ids) == 2_000 == len(np.unique(ids))
+    np.testing.assert_array_equal(rows, X[ids])
+    counts = np.histogram(ids, bins=np.r_[0, np.cumsum(sizes)])[0]
+    share = np.array(sizes) / sum(sizes)
+    spread = 5 * np.sqrt(2_000 * share * (1 - share))
+    assert (np.abs(counts - 2_000 * share) < spread).all(), counts
+
+
 def test_gamma_scale_comes_from_every_row_and_the_basis_from_the_rows(client):
     """gamma='scale' is the full data's (a reduction, not the sample's), and the landmarks
     chosen on the sample are rows of X at ``basis_indices_``."""
