@@ -223,8 +223,11 @@ class SelectiveBlockMinimization:
             # factor's diagonal, which finite_factor checks in O(m).
             A = np.eye(d) + self.C * self.G[k]
             L = finite_factor(cholesky(A, lower=False, check_finite=False).T, A)
-            # Features in the rows' own precision (strsm for float32 rows).
-            Xs = solve_triangular(L.astype(F.dtype), _augment(F, F.dtype).T, lower=True).T
+            # Features in the rows' own precision (strsm for float32 rows), solved in place
+            # of the fresh [F, 1] (its transpose is Fortran-ordered, as LAPACK wants), so
+            # the working set is held twice here, not three times.
+            Xs = solve_triangular(L.astype(F.dtype), _augment(F, F.dtype).T, lower=True,
+                                  overwrite_b=True).T
             Xs = np.ascontiguousarray(Xs)
             offset = np.r_[solve_triangular(L, self.q[k], lower=True), 0.0]
         # Without a summary the bias is dual_cd's own feature; with one it is in [F, 1] L^-T.
