@@ -273,7 +273,7 @@ def test_blocks_and_their_rounding_do_not_depend_on_the_threads_in_force(rng, mo
             np.testing.assert_array_equal(a, b)
 
 
-def test_feature_scale_warning_past_three_orders_of_magnitude(rng):
+def test_feature_scale_warning_past_the_ratio(rng):
     import warnings
 
     from sparsekernel import FeatureScaleWarning
@@ -290,10 +290,74 @@ def test_feature_scale_warning_past_three_orders_of_magnitude(rng):
         resolve_gamma(0.1, wide * 100)
         constant = np.c_[ok, np.full(500, 7.0)]  # a constant column has no scale to compare
         resolve_gamma("scale", constant)
-    for data in (wide, sp.csr_matrix(wide)):
-        with pytest.warns(FeatureScaleWarning, match=r"more than 10\^3 \(from 1 to 1.1e\+03\)"
+    for data in (wide, sp.csr_matrix(wide)):  # (dense columns: the scales are the stds)
+        with pytest.warns(FeatureScaleWarning, match=r"more than 10\^2 \(from 1 to 330;"
                                                      r".*StandardScaler"):
             assert resolve_gamma("scale", data) == pytest.approx(1 / (4 * wide.var()))
+
+
+def _pixels(rng, n=3000, side=12):
+    """Fashion-MNIST-like images: pixels in [0, 1], lit inside a centred blob of random
+    size with a faint rim, so the border pixels are almost always 0 (a corner is lit once,
+    faintly: a standard deviation of 2e-4) while the centre's are about 0.3."""
+    grid = np.hypot(*np.meshgrid(np.arange(side) - side / 2 + 0.5,
+                                 np.arange(side) - side / 2 + 0.5)).ravel()
+    radius = rng.uniform(2.0, side / 2 + 0.6, size=(n, 1))
+    lit = grid < radius
+    X = np.where(lit, rng.uniform(0.2, 1.0, size=(n, grid.size)), 0.0)
+    faint = ~lit & (grid < radius + 1.0) & (rng.random((n, grid.size)) < 0.05)
+    X = np.where(faint, rng.uniform(0.0, 0.05, size=X.shape), X)
+    X[rng.integers(n), 0] = 0.01
+    return X
+
+
+def test_feature_scale_warning_ignores_near_empty_pixels_and_flags_units(rng):
+    """Pixels in [0, 1] whose border columns are almost always 0 (standard deviations over
+    1000 times apart, which standardizing would blow up): no warning. One column in units
+    1000 times the others', dense or in sparse rows: a warning."""
+    import warnings
+
+    from sparsekernel import FeatureScaleWarning
+    from sparsekernel.kernels import FEATURE_SCALE_RATIO
+    from sparsekernel.kernels._kernel import _column_scales
+
+    X = _pixels(rng)
+    stds = X.std(axis=0)
+    assert stds[stds > 0].max() / stds[stds > 0].min() > 1000  # (a rule on the stds fires)
+    assert _column_scales(X).max() < FEATURE_SCALE_RATIO / 4 * _column_scales(X)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FeatureScaleWarning)
+        resolve_gamma("scale", X)
+        resolve_gamma("scale", sp.csr_matrix(X))
+    np.testing.assert_allclose(_column_scales(sp.csr_matrix(X)), _column_scales(X),
+                               rtol=1e-12)
+    units = X.copy()
+    units[:, 78] *= 1000.0  # a centre pixel in other units
+    for data in (units, sp.csr_matrix(units)):
+        with pytest.warns(FeatureScaleWarning, match=r"scales differ by a factor of more "):
+            resolve_gamma("scale", data)
+    dense = rng.normal(size=(500, 4)) * np.array([1.0, 1.0, 1.0, 1000.0])
+    with pytest.warns(FeatureScaleWarning):
+        resolve_gamma("scale", dense)
+
+
+@pytest.mark.slow
+def test_fashion_mnist_pixels_raise_no_feature_scale_warning():
+    """The real pixels (all 60,000 training images, scaled to [0, 1])."""
+    import gzip
+    import warnings
+
+    from sparsekernel import FeatureScaleWarning
+    from sparsekernel.datasets import find_shared_data
+
+    folder = find_shared_data("fashion_mnist")
+    if folder is None:
+        pytest.skip("shared data folder 'fashion_mnist' not found (set SPARSEKERNEL_DATA)")
+    with gzip.open(folder / "train-images-idx3-ubyte.gz") as f:
+        X = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 784) / 255.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FeatureScaleWarning)
+        resolve_gamma("scale", X)
 
 
 def test_feature_scale_warning_ignores_rare_binary_columns(rng):

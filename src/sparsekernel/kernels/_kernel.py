@@ -26,28 +26,28 @@ _PER_PAIR = {"rbf": 2.0, "laplacian": 3.0, "polynomial": 2.0, "linear": 1.0, "si
 UNIT_DIAGONAL = ("rbf", "laplacian")
 
 
-#: Ratio of the largest to the smallest nonzero column standard deviation above which
-#: ``gamma='scale'`` warns (:class:`FeatureScaleWarning`). A column's share of the mean squared
-#: distance ``E||x - z||^2 = 2 sum_j s_j^2``, which ``gamma='scale'`` normalizes as a whole,
-#: is ``s_j^2 / sum_k s_k^2``, at most ``(s_j / s_max)^2``: at a ratio of 1e3 the smallest
-#: column moves the kernel's exponent by about a millionth of the largest one's, below any
-#: solver tolerance, so the model cannot see it, while standardized it would weigh as much
-#: as any other. Ratios of 10-100 (features in different but comparable units, a 0/1
-#: column next to a standardized one) leave every column visible and are not flagged; a
-#: 0/1 column of frequency p has standard deviation about sqrt(p), so only one set in
-#: fewer than 1 row in 4 million (p < 2.5e-7) reaches the ratio next to a column of 0.5.
-#: Columns that are almost always zero but large when not (faint, rare pixels next to
-#: bright ones) can reach it too: there the warning says what it measured and can be
-#: filtered by its class.
-FEATURE_SCALE_RATIO = 1e3
+#: Ratio of the largest to the smallest column scale above which ``gamma='scale'`` warns
+#: (:class:`FeatureScaleWarning`). A column's scale is its standard deviation s divided by
+#: sqrt(1 - z^2), z its share of zeros (:func:`_column_scales`): the typical difference
+#: between two rows where the column differs, which a column's units multiply and its
+#: sparsity does not change. A rare 0/1 column thus has the scale of a common one (about
+#: 0.6), and a mostly-zero pixel the spread of its lit values, though their standard
+#: deviations are tiny; standardizing such columns would blow them up. ``gamma='scale'``
+#: weighs a column in the squared distance by its scale squared, so at a ratio of 300 the
+#: narrowest column weighs about 1e-5 of the widest one because of its units, where the
+#: model cannot see it. Data in one unit stay far below the ratio (Fashion-MNIST's and
+#: MNIST's pixels, binary features: up to about 60), a column in units 1000 times
+#: another's is above it.
+FEATURE_SCALE_RATIO = 300.0
 
 
 class FeatureScaleWarning(UserWarning):
     """``gamma='scale'`` met features whose scales differ by orders of magnitude.
 
     ``gamma='scale'`` sets one width from the variance of all of X, so the kernel distance
-    is dominated by the widest columns and hardly sees the narrowest ones (standard
-    deviations more than :data:`FEATURE_SCALE_RATIO` times apart). Standardize the
+    is dominated by the widest columns and hardly sees the narrowest ones (column scales,
+    standard deviations over sqrt(1 - z^2) for a share z of zeros, more than
+    :data:`FEATURE_SCALE_RATIO` times apart: units, not sparsity). Standardize the
     features (``sklearn.preprocessing.StandardScaler`` in a pipeline) or pass a numeric
     gamma; silence it with ``warnings.filterwarnings("ignore",
     category=FeatureScaleWarning)`` when the scales are intended.
@@ -82,26 +82,50 @@ def _column_stds(X):
     return np.sqrt(np.maximum(stored + implicit, 0.0) / max(n, 1))
 
 
+def _zero_shares(X):
+    """Share of exact zeros in every column of a dense or CSR X (dense rows in chunks)."""
+    n = X.shape[0]
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        nonzero = np.bincount(X.indices[X.data != 0], minlength=X.shape[1])
+        return 1.0 - nonzero / max(n, 1)
+    X = np.asarray(X)
+    step = max(1, _STATS_CHUNK_BYTES // (8 * max(X.shape[1], 1)))
+    zeros = sum(np.count_nonzero(X[i:i + step] == 0, axis=0) for i in range(0, n, step))
+    return zeros / max(n, 1)
+
+
+def _column_scales(X):
+    """Every column's scale: its standard deviation over sqrt(1 - z^2), z its share of
+    zeros (two rows differ there with probability about 1 - z^2). Units multiply it;
+    sparsity leaves it (:data:`FEATURE_SCALE_RATIO`). A dense column's is its standard
+    deviation."""
+    stds = _column_stds(X)
+    z = _zero_shares(X)
+    return stds / np.sqrt(np.maximum(1.0 - z * z, np.finfo(float).tiny))
+
+
 def _warn_feature_scales(X):
-    """Warn (:class:`FeatureScaleWarning`) when X's nonzero column standard deviations
-    span more than :data:`FEATURE_SCALE_RATIO`."""
+    """Warn (:class:`FeatureScaleWarning`) when the scales of X's non-constant columns
+    (:func:`_column_scales`) span more than :data:`FEATURE_SCALE_RATIO`."""
     if X.shape[0] < 2 or X.shape[1] < 2:
         return
     with np.errstate(over="ignore", invalid="ignore"):
-        stds = _column_stds(X)
-    stds = stds[np.isfinite(stds) & (stds > 0)]
-    if stds.size < 2:
+        scales = _column_scales(X)
+    scales = scales[np.isfinite(scales) & (scales > 0)]
+    if scales.size < 2:
         return
-    ratio = float(stds.max() / stds.min())
+    ratio = float(scales.max() / scales.min())
     if ratio > FEATURE_SCALE_RATIO:
         # The order of magnitude, not the ratio itself: the message (and so Python's
         # once-per-message filter) stays the same across refits on similar data.
         warnings.warn(
-            f"gamma='scale' on features whose standard deviations differ by a factor of "
-            f"more than 10^{int(math.floor(math.log10(ratio)))} (from {stds.min():.3g} to "
-            f"{stds.max():.3g}): one kernel width for all of them leaves the narrow columns "
-            "almost no weight in the distance. Standardize the features (e.g. "
-            "make_pipeline(StandardScaler(), estimator)) or pass a numeric gamma.",
+            f"gamma='scale' on features whose scales differ by a factor of more than "
+            f"10^{int(math.floor(math.log10(ratio)))} (from {scales.min():.3g} to "
+            f"{scales.max():.3g}; a column's scale is its standard deviation over "
+            "sqrt(1 - z^2), z its share of zeros): one kernel width for all of them leaves "
+            "the narrow columns almost no weight in the distance. Standardize the features "
+            "(e.g. make_pipeline(StandardScaler(), estimator)) or pass a numeric gamma.",
             FeatureScaleWarning, stacklevel=2)
 
 
@@ -116,7 +140,8 @@ def resolve_gamma(gamma, X):
 
     ``'scale'`` is ``1 / (n_features * X.var())`` and ``'auto'`` is ``1 / n_features``, exactly
     as in scikit-learn's SVC; a zero variance falls back to 1.0 as there. ``'scale'`` warns
-    (:class:`FeatureScaleWarning`) when the columns' standard deviations differ by more than
+    (:class:`FeatureScaleWarning`) when the columns' scales (standard deviations over
+    sqrt(1 - z^2), z a column's share of zeros) differ by more than
     :data:`FEATURE_SCALE_RATIO`: every kernel estimator resolves its 'scale' here.
     """
     n_features = X.shape[1]
