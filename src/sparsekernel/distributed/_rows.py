@@ -184,7 +184,8 @@ class DaskInput:
     """A fit's dask input, prepared on the client: X by row chunks (:func:`row_chunks`),
     ``y`` and ``sample_weight`` as NumPy arrays (one value per row), ``gamma`` resolved
     from every row when it is 'scale' (else None: the estimator's own), and a sample of
-    ``sample_size`` rows drawn from every chunk for the basis (``ids``, ``sample``)."""
+    ``sample_size`` rows drawn uniformly from all rows for the basis (``ids``, ``sample``;
+    every row, in order, when there are no more)."""
 
     def __init__(self, est, X, y, sample_weight, sample_size=None):
         sample_size = DASK_SAMPLE if sample_size is None else sample_size
