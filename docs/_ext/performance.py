@@ -295,12 +295,35 @@ class BenchmarkSummaryDirective(Directive):
     def run(self):
         env = self.state.document.settings.env
         method = self.options.get("method", "LowRankSVC")
+        methods = [(method, method)] + self._peers()
+        by_set = self._rows_by_set(env)
+        header = [
+            [_entry("data set", morerows=1), _entry("training rows", morerows=1),
+             _entry("C", morerows=1),
+             _entry("test error %", morecols=len(methods) - 1, classes=["head"]),
+             _entry("fit time (s)", morecols=len(methods) - 1, classes=["head"]),
+             _entry("", morerows=1)],
+            [_entry(label) for _, label in methods] * 2,
+        ]
+        body = [self._row(env, name, entry, methods) for name, entry in by_set.items()]
+        ncols = 4 + 2 * len(methods)
+        out = [_table(header, body, ncols, ["benchmark-summary"])]
+        if "auto" in self.options:
+            out.append(self._auto(env, method))
+        return out
+
+    def _peers(self):
+        """``[(key, label), ...]`` of the ``:peers:`` option (``key = label, ...``)."""
         peers = []
         for item in self.options.get("peers", "SVC = SVC").split(","):
             key, _, label = item.partition("=")
             peers.append((key.strip(), label.strip() or key.strip()))
-        methods = [(method, method)] + peers
-        by_set = {}  # data set -> {"rows": n, "protocol": str, "label": str, method: row}
+        return peers
+
+    def _rows_by_set(self, env):
+        """data set -> {"rows": n, "protocol": str, "label": str, method: row}; the first
+        file naming a set gives its row."""
+        by_set = {}
         for line in self.content:
             if not line.strip():
                 continue
@@ -313,42 +336,31 @@ class BenchmarkSummaryDirective(Directive):
                 entry = by_set.setdefault(row["data"], {"label": label,
                                                         "protocol": protocol,
                                                         "source": rel})
-                if entry["source"] != rel:  # the first file naming a set gives its row
+                if entry["source"] != rel:
                     continue
                 entry.setdefault("rows", row.get("n_train"))
                 entry[row["method"]] = row
-        header = [
-            [_entry("data set", morerows=1), _entry("training rows", morerows=1),
-             _entry("C", morerows=1),
-             _entry("test error %", morecols=len(methods) - 1, classes=["head"]),
-             _entry("fit time (s)", morecols=len(methods) - 1, classes=["head"]),
-             _entry("", morerows=1)],
-            [_entry(label) for _, label in methods] * 2,
-        ]
-        body = []
-        for name, entry in by_set.items():
-            cells = [_entry(name), _entry(_cell(entry.get("rows"))),
-                     _entry(entry["protocol"])]
-            for column in ("error_pct", "fit_s"):
-                for key, _ in methods:
-                    row = entry.get(key)
-                    if row is None:
-                        cells.append(_entry("not run", classes=["bench-skipped"]))
-                    elif _not_run(row):
-                        cells.append(_entry(_not_run(row), classes=["bench-skipped"]))
-                    else:
-                        cells.append(_entry(_summary_cell(row.get(column), column)))
-            ref = addnodes.pending_xref("", refdomain="std", reftype="ref",
-                                        reftarget=entry["label"], refexplicit=True,
-                                        refwarn=True, refdoc=env.docname)
-            ref += nodes.inline(text="details")
-            cells.append(_entry(nodes.paragraph("", "", ref)))
-            body.append(cells)
-        ncols = 4 + 2 * len(methods)
-        out = [_table(header, body, ncols, ["benchmark-summary"])]
-        if "auto" in self.options:
-            out.append(self._auto(env, method))
-        return out
+        return by_set
+
+    @staticmethod
+    def _row(env, name, entry, methods):
+        """One data set's cells: error and time of each method, and its details link."""
+        cells = [_entry(name), _entry(_cell(entry.get("rows"))), _entry(entry["protocol"])]
+        for column in ("error_pct", "fit_s"):
+            for key, _ in methods:
+                row = entry.get(key)
+                if row is None:
+                    cells.append(_entry("not run", classes=["bench-skipped"]))
+                elif _not_run(row):
+                    cells.append(_entry(_not_run(row), classes=["bench-skipped"]))
+                else:
+                    cells.append(_entry(_summary_cell(row.get(column), column)))
+        ref = addnodes.pending_xref("", refdomain="std", reftype="ref",
+                                    reftarget=entry["label"], refexplicit=True,
+                                    refwarn=True, refdoc=env.docname)
+        ref += nodes.inline(text="details")
+        cells.append(_entry(nodes.paragraph("", "", ref)))
+        return cells
 
     def _auto(self, env, method):
         """A sentence on the sets the defaults were not chosen on (``bench_auto.py``)."""
