@@ -671,3 +671,24 @@ def test_console_script_runs_demo():
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "sklearn SVC" in result.stdout
+
+
+def test_a_budget_that_sets_n_basis_is_said_in_the_command_lines_terms(tmp_path, capsys):
+    """The library's MemoryBudgetWarning, restated once with the options that change it."""
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(20000, noise=0.3, random_state=0)
+    train = _write(tmp_path / "moons.txt", X, 2 * y - 1)
+    status, out, err = _run(capsys, "train", "-c", "100", "--random-state", "0",
+                            "--memory-budget", "8MB", train, str(tmp_path / "m.skm"))
+    assert status == 0, err
+    m = load(str(tmp_path / "m.skm")).basis_.shape[0]
+    match = re.fullmatch(r"sparsekernel: warning: --memory-budget 8MiB set the number of basis "
+                         rf"functions: --n-basis auto wanted (\d+), the fit uses {m}; "
+                         r"--memory-budget (\S+) would hold \1 \(or pass --n-basis\)\n", err)
+    assert match and int(match[1]) > m, err
+    assert f"{m} basis functions (chosen by --n-basis auto)" in out
+    status, _, err = _run(capsys, "train", "-q", "-c", "100", "--random-state", "0",
+                          "--memory-budget", match[2], train, str(tmp_path / "m2.skm"))
+    assert status == 0 and err == "", err
+    assert load(str(tmp_path / "m2.skm")).basis_.shape[0] == int(match[1])

@@ -314,7 +314,7 @@ class KernelExpansionMixin:
             f"{type(self).__name__}: memory_budget={budget} set the number of basis "
             f"functions, not the problem: n_basis='auto' wanted {wanted} and the fit uses {m}. "
             f"memory_budget='{format_bytes(needed)}' would hold {wanted} (float('inf') for no "
-            "cap); or pass n_basis to choose m yourself."), stacklevel=2)
+            "cap); or pass n_basis to choose m yourself.", wanted, m, needed), stacklevel=2)
 
     def _auto_C(self):
         """The regularisation ``n_basis='auto'`` sizes the basis for

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 from sklearn.base import is_classifier
 
 from ..io import save
+from ..utils import MemoryBudgetWarning, format_bytes
+from . import PROG
 from ._crossval import cross_validation_lines
 from ._estimators import add_estimator_options, make_estimator
 from ._files import (
@@ -99,8 +103,11 @@ def run(args):
             return 0
         model_file = args.model_file or default_model_file(args.train_file)
         start = time.perf_counter()
-        model, chunks, streamed = _fit(model, args, path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", MemoryBudgetWarning)
+            model, chunks, streamed = _fit(model, args, path)
         seconds = time.perf_counter() - start
+        _restate_warnings(caught, args)
         summary = _summary(model, training_score(model, chunks), seconds, streamed,
                            model_file)
     with output_file(model_file) as tmp:
@@ -108,6 +115,23 @@ def run(args):
         if not args.quiet:
             print_out(summary)
     return 0
+
+
+def _restate_warnings(caught, args):
+    """The first MemoryBudgetWarning in the command line's terms; other warnings as Python
+    shows them."""
+    said = False
+    for w in caught:
+        if not issubclass(w.category, MemoryBudgetWarning):
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        elif not said:
+            said, m = True, w.message
+            budget = format_bytes(memory_budget(args.memory_budget)).replace(" ", "")
+            needed = format_bytes(m.memory_budget_needed).replace(" ", "")
+            print(f"{PROG}: warning: --memory-budget {budget} set the number of basis "
+                  f"functions: --n-basis auto wanted {m.n_basis_wanted}, the fit uses "
+                  f"{m.n_basis}; --memory-budget {needed} would hold {m.n_basis_wanted} (or "
+                  "pass --n-basis)", file=sys.stderr)
 
 
 def _check_modes(args, model, task):

@@ -115,11 +115,25 @@ class MemoryBudgetWarning(UserWarning):
     them. Raise ``memory_budget`` (or pass ``n_basis``) to fit the basis the problem asks
     for; silence it with :func:`warnings.filterwarnings` to keep the smaller model.
 
+    Attributes
+    ----------
+    n_basis_wanted : int
+        The number of basis functions ``n_basis='auto'`` chose for the data.
+    n_basis : int
+        The number the fit used.
+    memory_budget_needed : float
+        Bytes of a budget that holds ``n_basis_wanted``.
+
     See Also
     --------
     MemoryBudgetError : Raised instead when no basis at all fits the budget.
     parse_memory_budget : The budget in bytes of a ``memory_budget`` value.
     """
+
+    def __init__(self, message, n_basis_wanted=None, n_basis=None, memory_budget_needed=None):
+        super().__init__(message)
+        self.n_basis_wanted, self.n_basis = n_basis_wanted, n_basis
+        self.memory_budget_needed = memory_budget_needed
 
 
 class MemoryPlan:
