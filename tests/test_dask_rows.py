@@ -1,6 +1,8 @@
 """Rows on a Dask cluster: the provider over a dask array's chunks, and LowRankSVC fitted on
 dask input being the in-memory model."""
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -475,13 +477,18 @@ def test_an_interrupted_fit_cancels_its_tasks_and_leaves_the_estimator(client, m
     def interrupt(self, todo, D):
         raise KeyboardInterrupt
 
+    def keys(dask_scheduler):
+        return set(dask_scheduler.tasks)
+
+    gc.collect()  # (futures of earlier tests in reference cycles: not this fit's)
+    earlier = client.run_on_scheduler(keys)
     monkeypatch.setattr(newton_ovr._State, "step", interrupt)
     with pytest.raises(KeyboardInterrupt):
         model.fit(Xd, y)
     np.testing.assert_array_equal(model.coef_, before)
     deadline = time.monotonic() + 10
-    while client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)):
-        assert time.monotonic() < deadline, "tasks left on the cluster"
+    while left := client.run_on_scheduler(keys) - earlier:
+        assert time.monotonic() < deadline, f"tasks left on the cluster: {sorted(left)[:5]}"
         time.sleep(0.05)
 
 
