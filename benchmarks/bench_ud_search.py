@@ -5,8 +5,9 @@ Both searches cover the same (log2 C, log2 gamma) box: the UD search's own box (
 toolbox rule for ijcnn1, see SETTINGS), the grid as 15 evenly spaced log2 values per axis.
 Same estimator, same folds, same n_jobs, same process run. Reported per search: fits, best
 CV accuracy, test accuracy of the refit model, wall time (search + refit) and its ratio to
-the grid's. The UD search runs with both designs: '9-5' (13 fits, the paper's choice for
-large data and what design='auto' picks here) and '13-9' (21 fits).
+the grid's. The UD search runs with both designs: '9-5' (13 or 14 fits: stage 2 adds 4, or 5
+when the box moves; the paper's choice for large data and what design='auto' picks here) and
+'13-9' (21 or 22 fits).
 
 Run: ``python benchmarks/bench_ud_search.py`` (about 15 minutes on 2 cores) or ``--quick``.
 Writes benchmarks/results/ud_search/ud_search{,_quick}.json/.md and ud_search_<data>.png.
