@@ -27,13 +27,13 @@ _SLICE_MIN_ROWS = 128
 def split_rows(n, work, width=1):
     """Row slices of an n-row product: one when the work is small, else one per CPU
     (:func:`max_threads`), never per thread in force, so a sum over them added in their
-    order comes out the same on any thread count. Beyond two slices each is at least
-    ``width`` rows tall: a Gram sum over m columns (``width = m``) fills an m x m square per
-    slice, so on many cores its squares never hold more than the rows summed (two slices
-    are always allowed: one square beside the result), and every slice has at least
-    ``_SLICE_MIN_ROWS`` rows."""
+    order comes out the same on any thread count. Each slice is at least ``width`` rows
+    tall: a Gram sum over m columns (``width = m``) fills an m x m square per slice beyond
+    the first, which costs as much as m rows' products, so a sum of fewer than 2 m rows (a
+    Newton step's rows entering or leaving the active set) stays one slice. Every slice
+    has at least ``_SLICE_MIN_ROWS`` rows."""
     parts = max_threads() if work >= _PARALLEL_MIN_WORK else 1
-    return row_slices(n, min(parts, max(2, n // max(1, int(width))), n // _SLICE_MIN_ROWS))
+    return row_slices(n, max(1, min(parts, n // max(1, int(width)), n // _SLICE_MIN_ROWS)))
 
 
 def rmatmul(F, V, n_threads):
