@@ -81,13 +81,12 @@ def test_nystrom_bad_parameters(params, match):
 
 
 # ---------------------------------------------------------------- Cholesky whitening
-def _maps(X, Z, gamma=0.5, dtype=np.float64, kernel="rbf", **kw):
+def _maps(X, Z, gamma=0.5, kernel="rbf", **kw):
     from sparsekernel.features import nystrom_map
     from sparsekernel.kernels import Kernel
 
     kern = Kernel(kernel, gamma=gamma, **kw)
-    return (nystrom_map(kern, Z, dtype=dtype, method="cholesky"),
-            nystrom_map(kern, Z, dtype=dtype, method="eigh"))
+    return (nystrom_map(kern, Z, method="cholesky"), nystrom_map(kern, Z, method="eigh"))
 
 
 def test_cholesky_map_is_the_eigen_map_rotated():

@@ -275,7 +275,8 @@ class KernelExpansionMixin:
                              reset=reset)
 
     def _fit_kernel_basis(self, X, y_basis=None, max_n_basis=None, all_rows_up_to=None,
-                          gamma=None, n_rows=None, X_device=None, budget_for=None):
+                          gamma=None, n_rows=None, X_device=None, budget_for=None,
+                          precision_cap=False):
         """Choose Z with the estimator's own kernel; sets ``basis_``, ``basis_indices_``,
         ``gamma_`` and returns ``(kernel, BasisResult)``. ``max_n_basis`` caps 'auto' (the
         largest m the caller's own memory plan allows; the shared plan of
@@ -286,14 +287,16 @@ class KernelExpansionMixin:
         :func:`~sparsekernel.basis.fit_kernel_basis`; ``gamma`` and ``n_rows``: for ``X`` a
         sample of a dask collection, gamma resolved on all its rows (instead of
         ``self.gamma``) and their number (which 'auto' and a fractional n_basis size m
-        for); ``X_device``: X's rows on a namespace's device, where k-means chooses."""
+        for); ``X_device``: X's rows on a namespace's device, where k-means chooses;
+        ``precision_cap``: see :func:`~sparsekernel.basis.auto_n_basis` (a fit that stores
+        float32 features for large problems)."""
         kern, res = fit_kernel_basis(
             X, y_basis, kernel=self.kernel, gamma=self.gamma if gamma is None else gamma,
             degree=getattr(self, "degree", 3), coef0=getattr(self, "coef0", 0.0),
             memory_budget=self.memory_budget, n_basis=self.n_basis, basis=self.basis,
             random_state=self.random_state, max_n_basis=self._plan_basis(X, max_n_basis),
             C=self._auto_C(), all_rows_up_to=all_rows_up_to, n_rows=n_rows,
-            X_device=X_device)
+            X_device=X_device, precision_cap=precision_cap)
         self._share_kernel_budget(kern, X, res.centers.shape[0])
         self.basis_, self.basis_indices_, self.gamma_ = res.centers, res.indices, kern.gamma
         if "n_basis_wanted" in res.info:
@@ -427,22 +430,25 @@ class KernelExpansionMixin:
             if self.basis_ is None:  # linear model in the primal on X itself
                 scores = np.asarray(X @ coef)
             else:
-                scores = self._kernel().apply(X, self.basis_.astype(X.dtype, copy=False), coef,
-                                              dtype=self._kernel_dtype())
+                dtype = self._kernel_dtype()
+                scores = self._kernel().apply(X, self.basis_.astype(dtype or X.dtype, copy=False),
+                                              coef, dtype=dtype)
         return scores + np.atleast_1d(self.intercept_)
 
     def _raw_decision_on(self, backend, X):
         """:meth:`_raw_decision` on an array-API backend, block by block on X's device."""
         xp = backend.xp
-        coef = backend.asarray(self._expansion_coef(), dtype=X.dtype)
+        # The kernel's precision as on NumPy (:meth:`_kernel_dtype`): the widest float there.
+        dtype = X.dtype if self._kernel_dtype() is None else backend.widest_float()
+        coef = backend.asarray(self._expansion_coef(), dtype=dtype)
         # The intercept's precision, as NumPy's sum of float32 scores and a float64
         # intercept (float64 where the device has it).
         intercept = backend.asarray(self.intercept_)
         intercept = xp.reshape(xp.astype(intercept, backend.widest_float()), (1, -1))
         if self.basis_ is None:
             return xp.astype(X @ coef, intercept.dtype) + intercept
-        scores = xp_apply(self._kernel(), X, backend.asarray(self.basis_, dtype=X.dtype), coef,
-                          backend, X.dtype)
+        scores = xp_apply(self._kernel(), X, backend.asarray(self.basis_, dtype=dtype), coef,
+                          backend, dtype)
         return xp.astype(scores, intercept.dtype) + intercept
 
     @property

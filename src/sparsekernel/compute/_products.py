@@ -36,22 +36,54 @@ def split_rows(n, work, width=1):
     return row_slices(n, max(1, min(parts, n // max(1, int(width)), n // _SLICE_MIN_ROWS)))
 
 
+#: Bytes of the float64 copy of float32 rows that :func:`matmul` and :func:`rmatmul` take at
+#: a time: small enough to stay in a core's cache between the copy and its product.
+_UPCAST_BYTES = 2**18
+
+
+def _upcast_chunks(F, rows):
+    """Yield ``(sub, F[sub] in float64)`` over ``rows`` (a slice of F's rows), a cache-sized
+    chunk at a time, into one reused buffer."""
+    step = max(1, _UPCAST_BYTES // (8 * max(F.shape[1], 1)))
+    buf = np.empty((min(step, rows.stop - rows.start), F.shape[1]))
+    for start in range(rows.start, rows.stop, step):
+        sub = slice(start, min(start + step, rows.stop))
+        chunk = buf[:sub.stop - sub.start]
+        chunk[...] = F[sub]
+        yield sub, chunk
+
+
 def rmatmul(F, V, n_threads):
-    """[F 1]^T V in F's dtype (a float64 V would upcast all of F), summed over row slices."""
-    V = V.astype(F.dtype, copy=False)
+    """[F 1]^T V (float64), summed over row slices. float32 rows are taken in float64 a
+    chunk at a time (:func:`_upcast_chunks`): the solvers' gradients are these sums, and
+    float32 accumulation over many rows would set a floor on the gradient that the
+    solution cannot pass (float32 products, float64 accumulation: the precision policy of
+    :ref:`precision`)."""
+    V = np.asarray(V, dtype=np.float64)
     parts = split_rows(F.shape[0], F.size * V.shape[1])
-    FtV = sum(imap_threads(lambda s: F[s].T @ V[s], parts, n_threads))
+
+    def part(s):
+        if F.dtype == np.float64:
+            return F[s].T @ V[s]
+        return sum(chunk.T @ V[sub] for sub, chunk in _upcast_chunks(F, s))
+
+    FtV = sum(imap_threads(part, parts, n_threads))
     return np.vstack([np.asarray(FtV, dtype=np.float64), V.sum(axis=0, dtype=np.float64)])
 
 
 def matmul(F, W, n_threads):
-    """F W (float64 out), row slices on the threads."""
-    W = W.astype(F.dtype, copy=False)
+    """F W (float64 out), row slices on the threads; float32 rows are taken in float64 a
+    chunk at a time, as in :func:`rmatmul` (the solvers' margins)."""
+    W = np.asarray(W, dtype=np.float64)
     out = np.empty((F.shape[0], W.shape[1]))
     parts = split_rows(F.shape[0], F.size * W.shape[1])
 
     def run(s):
-        out[s] = F[s] @ W
+        if F.dtype == np.float64:
+            out[s] = F[s] @ W
+            return
+        for sub, chunk in _upcast_chunks(F, s):
+            np.matmul(chunk, W, out=out[sub])
 
     map_threads(run, parts, n_threads)
     return out

@@ -62,9 +62,11 @@ class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEsti
         return make_kernel(self.kernel, self.gamma, self.degree, self.coef0,
                            self.memory_budget, X)
 
-    def _project(self, X, kernel, basis, mean, components):
-        """``(K(X, Z) - mean) @ components.T`` block by block, in X's dtype."""
-        Z = basis.astype(X.dtype, copy=False)
+    def _project(self, X, kernel, basis, mean, components, wide=False):
+        """``(K(X, Z) - mean) @ components.T`` block by block, in X's dtype; ``wide``: K and
+        the product in float64 (components through a Nystrom map, which carry its small
+        directions: the precision policy of :ref:`precision`)."""
+        Z = basis.astype(np.float64 if wide else X.dtype, copy=False)
         scores = kernel.apply(X, Z, components.T)
         scores -= mean @ components.T
         return scores.astype(X.dtype, copy=False)
@@ -94,10 +96,11 @@ def check_full_kernel(est, X):
         "memory_budget")
 
 
-def dask_kernel_moments(est, X, sample_weight):
+def dask_kernel_moments(est, X, sample_weight, wide=False):
     """A dask collection's basis (chosen on a sample of every chunk, ``gamma='scale'`` from
     all rows) and the :class:`~sparsekernel.solvers.Moments` of K(X, Z), each chunk's
-    accumulated by its worker and merged on the workers: ``(kernel, moments)``."""
+    accumulated by its worker and merged on the workers: ``(kernel, moments)``. ``wide``:
+    K(X, Z) in float64 whatever the rows' precision (for a Nystrom map's moments)."""
     from ..distributed._rows import DaskInput, kernel_rows
 
     if est.n_basis is None:
@@ -109,9 +112,9 @@ def dask_kernel_moments(est, X, sample_weight):
     kern = est._fit_basis(data.sample, gamma=data.gamma, n_rows=data.X.shape[0])
     data.basis_from_rows(est)
     sw = check_sample_weight(data.sample_weight, data.X.shape[0])
-    Z = est.basis_
+    Z = est.basis_.astype(np.float64) if wide else est.basis_
     with data.rows(est, functools.partial(kernel_rows, kern, Z), Z.shape[0],
-                   np.result_type(data.sample.dtype, np.float32)) as rows:
+                   np.result_type(data.sample.dtype, Z.dtype, np.float32)) as rows:
         acc = rows.reduce(_chunk_moments, MomentAccumulator.merge, sw)
     return kern, acc.result()  # (ValueError without a row of positive weight)
 

@@ -147,20 +147,21 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         -------
         self
         """
+        wide = self.method == "nystrom"
         if is_dask_collection(X):
-            kern, mom = dask_kernel_moments(self, X, sample_weight)
-            dtype = np.result_type(self.basis_.dtype, np.float32)
+            kern, mom = dask_kernel_moments(self, X, sample_weight, wide)
         elif not backend_of(X).is_numpy:
             return self._fit_on(backend_of(X), X, sample_weight)
         else:
             X = self._validate_X(X, reset=True)
             sw = check_sample_weight(sample_weight, X.shape[0])
             kern = self._fit_basis(X)
-            mom = kernel_moments(kern, X, self.basis_, weight=sw)
-            dtype = X.dtype
+            # A Nystrom map's moments in float64 (its whitening amplifies K's rounding)
+            Z = self.basis_.astype(np.float64) if wide else self.basis_
+            mom = kernel_moments(kern, X, Z, weight=sw)
         T, cov = None, mom.cov
         if self.method == "nystrom":
-            T = nystrom_map(kern, self.basis_, "auto", dtype, "eigh").normalization
+            T = nystrom_map(kern, self.basis_, "auto", "eigh").normalization
             cov = T.T @ cov @ T
         eig = symmetric_eigen(cov, self.n_components)
         components = eig.vectors if T is None else T @ eig.vectors
@@ -181,11 +182,12 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         kern = self._fit_basis(to_numpy(X), X_device=X)
         xp = backend.xp
         Z = xp_basis(backend, X, self.basis_indices_, self.basis_)
+        dtype = backend.widest_float() if self.method == "nystrom" else X.dtype
         mean, cov = weighted_moments_on(
-            backend, lambda: xp_blocks(kern, X, Z, backend, X.dtype), sw)
+            backend, lambda: xp_blocks(kern, X, Z, backend, dtype), sw)
         T = None
         if self.method == "nystrom":
-            T = xp.astype(nystrom_map_on(backend, kern, Z, "auto", X.dtype).normalization,
+            T = xp.astype(nystrom_map_on(backend, kern, Z, "auto").normalization,
                           cov.dtype)
             cov = T.T @ cov @ T
         eig = symmetric_eigen_on(backend, cov, self.n_components)
@@ -199,10 +201,11 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
 
     def _transform_on(self, backend, X):
         xp = backend.xp
-        P = backend.asarray(self.components_, dtype=X.dtype).T
-        shift = xp.reshape(backend.asarray(self.mean_, dtype=X.dtype), (1, -1)) @ P
-        scores = xp_apply(self._kernel(), X, backend.asarray(self.basis_, dtype=X.dtype), P,
-                          backend, X.dtype) - shift
+        dtype = backend.widest_float() if self.method == "nystrom" else X.dtype  # (_project)
+        P = backend.asarray(self.components_, dtype=dtype).T
+        shift = xp.reshape(backend.asarray(self.mean_, dtype=dtype), (1, -1)) @ P
+        scores = xp.astype(xp_apply(self._kernel(), X, backend.asarray(self.basis_, dtype=dtype),
+                                    P, backend, dtype) - shift, X.dtype)
         if self.whiten:
             std = xp.sqrt(backend.asarray(self.explained_variance_, dtype=X.dtype))
             scores = scores / xp.where(std > 0, std, xp.ones_like(std))
@@ -217,7 +220,8 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         backend = backend_of(X)
         if not backend.is_numpy:
             return self._transform_on(backend, X)
-        scores = self._project(X, self._kernel(), self.basis_, self.mean_, self.components_)
+        scores = self._project(X, self._kernel(), self.basis_, self.mean_, self.components_,
+                               wide=self.method == "nystrom")
         if self.whiten:
             std = np.sqrt(self.explained_variance_)
             scores /= np.where(std > 0, std, 1.0).astype(scores.dtype)

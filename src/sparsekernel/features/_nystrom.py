@@ -103,54 +103,100 @@ class NystromMap:
         return self.normalization.shape[1]
 
     def transform(self, X, out=None):
-        """F = K(X, Z) M in row blocks of the kernel's memory budget: in ``self.dtype`` when
-        set, else float32 for float32 X.
+        """F = K(X, Z) M in row blocks of the kernel's memory budget, stored in
+        ``self.dtype`` when set, else float32 for float32 X.
 
-        The squared distances are computed in the input's precision (they cancel), the
-        kernel's exponential and M in the features'. Peak extra memory is one kernel block
-        (block_rows x m) besides ``out``.
+        K(X, Z) and its product with M are computed in float64 whatever the storage
+        (:ref:`precision`): M resolves eigenvalues of K(Z, Z) down to the float64 floor and
+        amplifies the rounding of K by up to lambda^(-1/2), so float32 kernel values would
+        bury the small directions in noise. Float32 features are rounded once at the end,
+        but for their leading columns (:meth:`float32_columns`), computed in float32. Peak
+        extra memory is one float64 kernel block (block_rows x m) besides ``out``.
         """
         backend = backend_of(X)
         if not backend.is_numpy:
             return self._transform_on(backend, X)
-        dtype = np.result_type(X.dtype, np.float32)  # the input's precision, as the kernels
-        Z = self.Z.astype(dtype, copy=False)
+        Z = self.Z.astype(np.float64, copy=False)  # K in float64, even for float32 X
         if out is None:
             out = np.empty((X.shape[0], self.n_components),
-                           dtype=dtype if self.dtype is None else self.dtype)
-        if self.triangular:
-            return self._triangular_blocks(X, Z, out)
-        M = self.normalization.astype(out.dtype, copy=False)
+                           dtype=np.result_type(X.dtype, np.float32) if self.dtype is None
+                           else self.dtype)
+        c = self.float32_columns() if out.dtype == np.float32 else 0
+        if c == self.n_components or out.dtype == np.float64:  # one precision throughout
+            return self._blocks(X, Z, out, np.ascontiguousarray(self.normalization,
+                                                                dtype=out.dtype))
+        return self._split_blocks(X, Z, out, c)
+
+    def _blocks(self, X, Z, out, M):
+        """out = K(X, Z) M in M's precision (out's), block by block."""
+        if self.triangular:  # K computed into out's blocks, M applied in place
+            def product(rows, K):
+                block = out[rows]
+                if not np.shares_memory(K, block):  # sparse products come back as copies
+                    block[...] = K
+                upper_product(block, M)
+
+            self.kernel.map_blocks(X, Z, product, out=out)
+        else:
+            def product(rows, K):
+                np.matmul(K, M, out=out[rows])
+
+            self.kernel.map_blocks(X, Z, product, dtype=M.dtype)
+        return out
+
+    def _split_blocks(self, X, Z, out, c):
+        """Float32 ``out`` from float64 kernel blocks: the first c columns by float32
+        products, the others by float64 ones rounded (:meth:`float32_columns`)."""
+        M = np.ascontiguousarray(self.normalization, dtype=np.float64)
+        # Column j of a triangular M reads K's first j + 1 columns, of a dense M all of them.
+        lead_M = np.ascontiguousarray(M[:c, :c] if self.triangular else M[:, :c],
+                                      dtype=np.float32)
+        rest_M = np.ascontiguousarray(M[:, c:])
 
         def product(rows, K):
-            np.matmul(K, M, out=out[rows])
+            if c:
+                lead = np.ascontiguousarray(K[:, :c] if self.triangular else K,
+                                            dtype=np.float32)
+                out[rows, :c] = upper_product(lead, lead_M) if self.triangular else lead @ lead_M
+            if not self.triangular:
+                np.matmul(K, rest_M, out=out[rows, c:], casting="same_kind")
+                return
+            # Columns c: of a triangular M read K's columns up to their own.
+            rest = upper_product(np.ascontiguousarray(K[:, c:]), rest_M[c:])
+            rest += K[:, :c] @ rest_M[:c]
+            out[rows, c:] = rest
 
-        self.kernel.map_blocks(X, Z, product, dtype=M.dtype)
+        self.kernel.map_blocks(X, Z, product, dtype=np.float64)
         return out
+
+    def float32_columns(self):
+        """How many leading feature columns float32 kernel values and products compute to
+        float32 accuracy: those whose direction's eigenvalue (the pivot, for Cholesky
+        whitening) is above float32's eigenvalue floor times the largest
+        (:func:`~sparsekernel.utils.eigenvalue_floor`).
+
+        M amplifies the rounding of K(x, Z) in column j by about lambda_j^(-1/2), so a
+        float32 product is as good as a float64 one rounded to float32 only where lambda_j
+        is large; the columns are ordered by decreasing lambda_j (eigenvalues, or the
+        pivots of the pivoted Cholesky factor), so those are a leading block.
+        """
+        M = np.asarray(self.normalization)
+        scale = np.abs(np.diagonal(M)) if self.triangular else np.linalg.norm(M, axis=0)
+        relative = (scale[0] / scale) ** 2  # lambda_j / lambda_0: scale_j = lambda_j^(-1/2)
+        return int(np.count_nonzero(np.cumprod(relative > eigenvalue_floor(np.float32))))
 
     def _transform_on(self, backend, X):
-        """F = K(X, Z) M on an array-API backend, in X's precision (or the map's float32),
-        block by block on X's device."""
+        """F = K(X, Z) M on an array-API backend, block by block on X's device: computed in
+        the device's widest float (as on NumPy), stored in X's precision or the map's
+        float32."""
         xp = backend.xp
+        wide = backend.widest_float()
         dtype = xp.float32 if self.dtype == np.float32 else X.dtype
-        Z = backend.asarray(self.Z, dtype=dtype)
-        M = backend.asarray(self.normalization, dtype=dtype)
+        Z = backend.asarray(self.Z, dtype=wide)
+        M = backend.asarray(self.normalization, dtype=wide)
         if self.triangular:  # M = L^(-T) is upper triangular; a dense product on a device
             M = xp.triu(M)
-        return xp_apply(self.kernel, X, Z, M, backend, dtype)
-
-    def _triangular_blocks(self, X, Z, out):
-        """out = K(X, Z) M, M upper triangular, in place per block (:func:`upper_product`)."""
-        M = np.ascontiguousarray(self.normalization, dtype=out.dtype)
-
-        def product(rows, K):
-            block = out[rows]
-            if not np.shares_memory(K, block):  # sparse products come back as copies
-                block[...] = K
-            upper_product(block, M)
-
-        self.kernel.map_blocks(X, Z, product, out=out)
-        return out
+        return xp_apply(self.kernel, X, Z, M, backend, wide, out_dtype=dtype)
 
 
 #: Columns of M per panel of :func:`upper_product`.
@@ -182,7 +228,7 @@ def nystrom_map_bytes(m):
     return 6 * 8.0 * m * m
 
 
-def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
+def nystrom_map(kernel, Z, rcond="auto", method="eigh"):
     """Eigendecompose (or factor) K(Z, Z) in float64 and return the :class:`NystromMap`.
 
     Parameters
@@ -191,9 +237,9 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     Z : ndarray or CSR matrix of shape (m, d)
         Landmarks.
     rcond : 'auto' or float
-        Eigenvalues ``<= rcond * lambda_max`` are dropped ('auto': ``10 * eps(dtype)``).
-    dtype : numpy dtype
-        Dtype the features will be computed in (sets the 'auto' floor).
+        Eigenvalues ``<= rcond * lambda_max`` are dropped ('auto': ``10 * eps`` of float64,
+        whatever the precision the features are stored in: a landmark is dropped only when
+        it is redundant in float64 arithmetic, :ref:`precision`).
     method : {'eigh', 'cholesky'}
         Whitening by U Lambda^(-1/2) on all landmarks (K(Z, Z) = U Lambda U^T, eigenvalues
         at or below the floor dropped), or by the pivoted Cholesky factor P^T K(Z, Z) P =
@@ -204,7 +250,7 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     Z64 = Z.astype(np.float64)
     K = kernel(Z64, Z64)
     if method == "cholesky":  # pstrf reads the lower triangle only
-        return _cholesky_map(kernel, Z, K, eigenvalue_floor(dtype, rcond))
+        return _cholesky_map(kernel, Z, K, eigenvalue_floor(np.float64, rcond))
     K = 0.5 * (K + K.T)  # exact symmetry for eigh
     # In float64 whatever the features' precision: a float32 eigensolver's eigenvalues are
     # off by eps32 * lambda_max, a tenth of the smallest kept one (the floor), and its
@@ -217,7 +263,7 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     lam, U = lam[::-1].astype(np.float64), U[:, ::-1].astype(np.float64)  # descending
     # Fix each eigenvector's sign (largest entry positive) so features are reproducible.
     U = U * np.sign(U[np.abs(U).argmax(axis=0), np.arange(U.shape[1])])
-    keep = lam > eigenvalue_floor(dtype, rcond) * max(lam[0], 0.0)
+    keep = lam > eigenvalue_floor(np.float64, rcond) * max(lam[0], 0.0)
     if not keep.any():
         raise ValueError(
             "K(Z, Z) has no positive eigenvalue: the kernel is zero on the landmarks "
@@ -227,26 +273,24 @@ def nystrom_map(kernel, Z, rcond="auto", dtype=np.float64, method="eigh"):
     return NystromMap(kernel, Z, np.ascontiguousarray(M), lam[keep])
 
 
-def nystrom_map_on(backend, kernel, Z, rcond="auto", dtype=None, method="eigh"):
+def nystrom_map_on(backend, kernel, Z, rcond="auto", method="eigh"):
     """:func:`nystrom_map` on an array-API backend: K(Z, Z) and its whitening computed on
     Z's device, by eigendecomposition (M = U Lambda^(-1/2)) or by pivoted Cholesky
     (:func:`~sparsekernel.compute.pivoted_cholesky_on`, the rule of LAPACK's ``pstrf``:
     M = L_r^(-T) on the landmarks it keeps).
 
-    K(Z, Z) and its factorization are in the device's widest float (float64 but on devices
-    without it), as on NumPy; ``dtype``, the features' precision (default Z's), sets the
-    floor. The floor, the eigenvectors' signs and the landmarks kept follow
-    :func:`nystrom_map`.
+    K(Z, Z), its factorization and the floor are in the device's widest float (float64 but
+    on devices without it), as on NumPy. The floor, the eigenvectors' signs and the
+    landmarks kept follow :func:`nystrom_map`.
     """
     xp = backend.xp
-    dtype = Z.dtype if dtype is None else dtype
     wide = backend.widest_float()
     K = xp_kernel(kernel, Z, Z, backend, wide)
     K = 0.5 * (K + K.T)
     if kernel.name in UNIT_DIAGONAL:  # exactly, as NumPy's K(Z, Z) (Kernel.__call__)
         eye = xp.eye(K.shape[0], dtype=xp.bool, device=backend.device)
         K = xp.where(eye, xp.ones_like(K), K)
-    floor = eigenvalue_floor(np.float32 if dtype == xp.float32 else np.float64, rcond)
+    floor = eigenvalue_floor(np.float32 if wide == xp.float32 else np.float64, rcond)
     if method == "cholesky":
         return _cholesky_map_on(backend, kernel, Z, K, floor)
     lam, U = xp.linalg.eigh(K)
@@ -346,7 +390,8 @@ class NystromMapMixin:
         and the map is computed.
         """
         kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis, gamma=gamma,
-                                           n_rows=n_rows, X_device=X_device)
+                                           n_rows=n_rows, X_device=X_device,
+                                           precision_cap=planned)
         return self._map_on_basis(kern, res, X, method, planned, n_rows, X_device)
 
     def _map_on_basis(self, kern, res, X, method="eigh", planned=False, n_rows=None,
@@ -355,25 +400,21 @@ class NystromMapMixin:
         stored as the estimator's (``_fit_map``); computed on the device of ``X_device``
         (X's rows there) when given, its arrays then that namespace's."""
         n_rows = X.shape[0] if n_rows is None else n_rows
-        dtype = (feature_dtype(X.dtype, n_rows, res.centers.shape[0]) if planned
-                 else np.result_type(X.dtype, np.float32))
+        dtype = np.result_type(X.dtype, np.float32)
+        if planned:  # float32 for a large problem, also where 'auto' was sized as one
+            dtype = (np.dtype(np.float32) if res.info.get("float32_features")
+                     else feature_dtype(X.dtype, n_rows, res.centers.shape[0]))
         if X_device is None:
-            fmap = nystrom_from_basis(kern, res, self.rcond, dtype, method)
+            fmap = nystrom_from_basis(kern, res, self.rcond, method)
         else:
-            fmap = nystrom_from_basis_on(X_device, kern, res, self.rcond, dtype, method)
+            fmap = nystrom_from_basis_on(X_device, kern, res, self.rcond, method)
         fmap.dtype = dtype if planned else None
         # Cholesky whitening keeps the independent landmarks only (and their widths).
         if fmap.Z.shape[0] < res.centers.shape[0]:
             fit_note("kept the numerically independent basis functions",
                      {"m": fmap.Z.shape[0], "of": res.centers.shape[0]})
         self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, fmap.indices, fmap.kernel.gamma
-        # A planned map keeps M in the features' precision: a float32 model predicts in
-        # float32 (``_kernel_dtype``), as it was fitted.
-        M = fmap.normalization
-        if planned:
-            M = (M.astype(dtype, copy=False) if isinstance(M, np.ndarray)
-                 else namespace_of(M).astype(M, getattr(namespace_of(M), dtype.name)))
-        self.normalization_ = M
+        self.normalization_ = fmap.normalization  # float64 (the widest float), as computed
         self.eigenvalues_ = fmap.eigenvalues
         return fmap
 
@@ -409,15 +450,13 @@ class NystromMapMixin:
 
     def _map(self):
         return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_,
-                          triangular=self.eigenvalues_ is None,  # Cholesky: M = L^(-T)
-                          dtype=self._kernel_dtype())
+                          triangular=self.eigenvalues_ is None)  # Cholesky: M = L^(-T)
 
     def _kernel_dtype(self):
-        """float32 for a model fitted on float32 features (its map says so), else None:
-        the input's precision (also without a map: ``normalization_`` None)."""
-        M = self.normalization_
-        return np.dtype(np.float32) if M is not None and dtype_name(M.dtype) == "float32" \
-            else None
+        """float64 on a map: mu = M coef^T resolves eigenvalues of K(Z, Z) down to the float64
+        floor, so float32 kernel values would cancel in K(X, Z) mu (the precision policy,
+        :ref:`precision`). None without one: the input's precision."""
+        return None if self.normalization_ is None else np.dtype(np.float64)
 
     def _expansion_coef(self):
         """mu = M coef^T (m x n_outputs) of a linear model on the features: prediction
@@ -587,7 +626,7 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
         return tags
 
 
-def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="eigh"):
+def nystrom_from_basis(kernel, basis, rcond="auto", method="eigh"):
     """The :class:`NystromMap` on a selector's landmarks (plain arguments, no estimator).
 
     Parameters
@@ -596,7 +635,7 @@ def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="ei
         With gamma resolved (per-centre widths follow their centres).
     basis : BasisResult
         The chosen landmarks and, when they are training rows, their indices.
-    rcond, dtype, method
+    rcond, method
         As in :func:`nystrom_map`.
 
     Returns
@@ -606,7 +645,7 @@ def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="ei
         training rows); with Cholesky whitening only the independent ones are kept.
     """
     with fit_step("feature-map"):  # a step of the running fit, for its callbacks
-        fmap = nystrom_map(kernel, basis.centers, rcond, dtype, method)
+        fmap = nystrom_map(kernel, basis.centers, rcond, method)
     idx = basis.indices
     if idx is not None and fmap.selected is not None:
         idx = np.asarray(idx)[fmap.selected]
@@ -614,17 +653,15 @@ def nystrom_from_basis(kernel, basis, rcond="auto", dtype=np.float64, method="ei
     return fmap
 
 
-def nystrom_from_basis_on(X_device, kernel, basis, rcond="auto", dtype=np.float64,
-                          method="eigh"):
+def nystrom_from_basis_on(X_device, kernel, basis, rcond="auto", method="eigh"):
     """:func:`nystrom_from_basis` on the device of ``X_device`` (the training rows there,
     under ``array_api_dispatch``): the landmarks (its rows ``basis.indices``, or
     ``basis.centers``) moved or taken there, K(Z, Z) and its whitening computed there
-    (:func:`nystrom_map_on`); ``dtype`` is a NumPy dtype, as for the host map."""
+    (:func:`nystrom_map_on`)."""
     backend = backend_of(X_device)
     Z = xp_basis(backend, X_device, basis.indices, basis.centers)
     with fit_step("feature-map"):
-        fmap = nystrom_map_on(backend, kernel, Z, rcond, getattr(backend.xp, np.dtype(dtype).name),
-                              method)
+        fmap = nystrom_map_on(backend, kernel, Z, rcond, method)
     idx = basis.indices
     if idx is not None and fmap.selected is not None:
         idx = np.asarray(idx)[fmap.selected]

@@ -390,8 +390,8 @@ class Kernel:
         """Return ``K(X, Z) @ coef`` holding one block of K per thread.
 
         ``coef`` has shape (m,) or (m, k); this is how a fitted model predicts. ``dtype``:
-        the precision of K and the product (default the working dtype); a model fitted on
-        float32 features predicts in float32 (:meth:`map_blocks`).
+        the precision of K and the product (default the working dtype; a model on a Nystrom
+        map predicts in float64, :ref:`precision`).
         """
         coef = np.asarray(coef)
         dtype = np.dtype(dtype or F.working_dtype(X, Z))

@@ -83,10 +83,15 @@ def xp_blocks(kernel, X, Z, backend, dtype=None):
         yield start, stop, xp_kernel(kernel, X[start:stop, :], Z, backend, dtype)
 
 
-def xp_apply(kernel, X, Z, right, backend, dtype=None):
+def xp_apply(kernel, X, Z, right, backend, dtype=None, out_dtype=None):
     """``K(X, Z) @ right`` block by block (the namespace's :meth:`Kernel.apply`): the n x m
-    kernel is never held, only one block and the (n, k) result."""
-    parts = [K @ right for _, _, K in xp_blocks(kernel, X, Z, backend, dtype)]
+    kernel is never held, only one block and the (n, k) result. ``dtype``: the precision
+    of K and the product; ``out_dtype``: the result's, each block rounded to it."""
+    def product(K):
+        part = K @ right
+        return part if out_dtype is None else backend.xp.astype(part, out_dtype)
+
+    parts = [product(K) for _, _, K in xp_blocks(kernel, X, Z, backend, dtype)]
     return parts[0] if len(parts) == 1 else backend.xp.concat(parts, axis=0)
 
 

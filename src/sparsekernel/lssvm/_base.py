@@ -338,7 +338,7 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
 
     def _fit_reduced(self, X, Y, sw, y_basis):
         kern, basis = self._fit_kernel_basis(X, y_basis)
-        fmap = nystrom_from_basis(kern, basis, "auto", X.dtype, "eigh")
+        fmap = nystrom_from_basis(kern, basis, "auto", "eigh")
         with fit_step("solve"):
             eq = lssvm_normal_equations(_feature_rows(fmap, X), Y, self.C, sw)
             res = eq.solution()
@@ -405,7 +405,7 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
                                              None if y_enc is None else y_enc[data.ids],
                                              gamma=data.gamma, n_rows=data.X.shape[0])
         data.basis_from_rows(self)
-        fmap = nystrom_from_basis(kern, basis, "auto", data.sample.dtype, "eigh")
+        fmap = nystrom_from_basis(kern, basis, "auto", "eigh")
         with data.rows(self, fmap.transform, fmap.n_components,
                        np.result_type(data.sample.dtype, np.float32)) as rows:
             moments = rows.reduce(_Moments.of_rows, _Moments.merge, Y, sw)
@@ -427,7 +427,7 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         X, Y, sw, y_enc = fit_data(self, X, y, sample_weight, classes=classes, reset=first)
         if first:
             kern, basis = self._fit_kernel_basis(X, y_enc)
-            fmap = nystrom_from_basis(kern, basis, "auto", X.dtype, "eigh")
+            fmap = nystrom_from_basis(kern, basis, "auto", "eigh")
         else:
             fmap = self._nystrom
         moments = _chunk_moments(_feature_rows(fmap, X), Y, sw)

@@ -173,7 +173,8 @@ class ArrayRows:
 class BlockRows:
     """The rows of a row-block object (``for rows, F_block in blocks``; :mod:`._blocks`),
     one block at a time: nothing of size n x m is held beyond one block and one gather
-    of ``gather_bytes``. Blocks may be dense or CSR; every product is float64."""
+    of ``gather_bytes``. Blocks may be dense or CSR; every product accumulates in float64
+    (float32 dense blocks a cache-sized chunk at a time, :func:`~sparsekernel.compute.matmul`)."""
 
     def __init__(self, blocks, gather_bytes=GATHER_BYTES):
         self.blocks = blocks
@@ -191,7 +192,8 @@ class BlockRows:
         W = np.asarray(W, dtype=np.float64)
         out = np.empty((self.shape[0], W.shape[1]))
         for rows, Fb in self.blocks:
-            out[rows] = np.asarray(Fb @ W.astype(Fb.dtype, copy=False), dtype=np.float64)
+            out[rows] = (np.asarray(Fb @ W, dtype=np.float64) if sp.issparse(Fb)
+                         else matmul(Fb, W, 1))
         return out
 
     def gradient(self, V, grams=()):
@@ -201,8 +203,8 @@ class BlockRows:
         out = np.zeros((self.shape[1] + 1, V.shape[1]))
         grams = [self._gram(*request) for request in grams]
         for rows, Fb in self.blocks:
-            out[:-1] += np.asarray(Fb.T @ V[rows].astype(Fb.dtype, copy=False),
-                                   dtype=np.float64)
+            out[:-1] += (np.asarray(Fb.T @ V[rows], dtype=np.float64) if sp.issparse(Fb)
+                         else rmatmul(Fb, V[rows], 1)[:-1])
             for add in grams:
                 add(rows, Fb)
         out[-1] = V.sum(axis=0)
@@ -271,7 +273,8 @@ class NamespaceRows:
     (``square``: the Hessians, their Gram sums, factorizations and solves); what crosses
     to the host are the solver's per-row vectors (margins, weights: n x k float64, as for a
     Dask cluster's rows) and its m-sized ones (gradients, directions). The device computes
-    the rows' products in their precision, the squares in its widest float.
+    the margins and gradients in its widest float (float32 rows a chunk at a time), the
+    Gram sums' products in the precision asked, and the squares in its widest float.
 
     Parameters
     ----------
@@ -293,14 +296,33 @@ class NamespaceRows:
     def dtype(self):
         return np.dtype(dtype_name(self.F.dtype))
 
+    def _wide_chunks(self):
+        """Row slices of F and each one in the device's widest float, ``gather_bytes`` of
+        that copy at a time: margins and gradients accumulate there, as on the host
+        (:func:`~sparsekernel.compute.matmul`)."""
+        xp, wide = self.backend.xp, self.backend.widest_float()
+        n, m = self.shape
+        if self.F.dtype == wide:
+            yield slice(0, n), self.F
+            return
+        step = max(1, int(self.gather_bytes // (8 * max(m, 1))))
+        for start in range(0, n, step):
+            rows = slice(start, min(n, start + step))
+            yield rows, xp.astype(self.F[rows, :], wide)
+
     def margins(self, W):
-        Wd = self.backend.asarray(np.asarray(W, dtype=self.dtype), self.F.dtype)
-        return np.asarray(to_numpy(self.F @ Wd), dtype=np.float64)
+        Wd = self.backend.asarray(np.asarray(W, dtype=np.float64), self.backend.widest_float())
+        out = np.empty((self.shape[0], Wd.shape[1]))
+        for rows, F in self._wide_chunks():
+            out[rows] = to_numpy(F @ Wd)
+        return out
 
     def gradient(self, V, grams=()):
         V = np.asarray(V, dtype=np.float64)
-        Vd = self.backend.asarray(V.astype(self.dtype), self.F.dtype)
-        FtV = np.asarray(to_numpy(self.F.T @ Vd), dtype=np.float64)
+        wide = self.backend.widest_float()
+        FtV = np.zeros((self.shape[1], V.shape[1]))
+        for rows, F in self._wide_chunks():
+            FtV += to_numpy(F.T @ self.backend.asarray(V[rows], wide))
         out = np.vstack([FtV, V.sum(axis=0)])
         for request in grams:
             self.add_gram(*request)

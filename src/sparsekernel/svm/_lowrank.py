@@ -310,7 +310,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
                  and all_rows_bytes(n, k, budget.threads) <= budget.bytes)
         kern, res = self._fit_kernel_basis(
             X, y_enc, m_max, n if exact else None, budget_for=lambda m: budget_holding(
-                self, lambda b: lowrank_plan(b, self, n, m, k, itemsize(m)).total))
+                self, lambda b: lowrank_plan(b, self, n, m, k, itemsize(m)).total),
+            precision_cap=True)
         if res.info.get("all_rows"):
             return self._fit_all_rows(X, Y, sw, kern)
         fmap = self._map_on_basis(kern, res, X, self.whitening, planned=True)
@@ -596,11 +597,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         if self.normalization_ is not None:
             return self._map(), np.atleast_2d(self.coef_), None
         S, kern = self.basis_, self._kernel()
-        # The input's precision (the exact machine keeps its rows as given): the floor of
-        # float32 rows, float64 features for float64 rows (_map_on_basis, unplanned).
-        dtype = np.result_type(S.dtype, np.float32)
         fmap = nystrom_from_basis(kern, BasisResult(S, self.basis_indices_), self.rcond,
-                                  dtype, self.whitening)
+                                  self.whitening)
         K_ZS = np.asarray(kern(fmap.Z.astype(np.float64), S.astype(np.float64)),
                           dtype=np.float64)
         W = (fmap.normalization.T @ (K_ZS @ np.atleast_2d(self.coef_).T)).T

@@ -1,13 +1,31 @@
-"""The one eigenvalue floor of the package, and column statistics that cannot overflow.
+"""The precision policy of the package, its one eigenvalue floor, and column statistics
+that cannot overflow.
 
-Whitening K(Z, Z) (Nystrom features, the reduced LS-SVM, reduced kernel PCA) and the
-pseudo-inverse square roots of the decomposition family drop eigenvalues at or below
-``floor * lambda_max`` with ``floor = 10 * eps`` of the dtype the features are computed in
-(2.2e-15 for float64, 1.2e-6 for float32). Rounding errors of size eps in K(x, Z) are
-amplified by lambda^(-1/2) in the features, so float32 features cannot resolve smaller
-eigenvalues; for a positive semi-definite kernel a direction with K(Z, Z) u = 0 carries
-nothing (K(x, Z) u = 0 for every x), so dropping it is exact, not an approximation. (A
-floor of m * eps32 dropped useful components and raised the error.)
+The Nystrom machines (LowRankSVC, KernelLogisticRegression, NystromFeatures, the reduced
+LS-SVMs, ReducedKernelPCA) follow one rule on every path (``fit``, ``partial_fit``,
+``fit_stream``, Dask, array-API namespaces, where "float64" is the device's widest float),
+written here and in the user guide (``docs/user_guide/concepts.md``, "Precision"):
+
+- K(Z, Z), its factorization and the decision which landmarks are redundant are float64.
+  The floor is ``10 * eps`` of float64 (:func:`eigenvalue_floor`) whatever the features'
+  precision: a landmark is dropped only when float64 arithmetic cannot tell it from the
+  span of the others, never because the features are stored in float32.
+- K(x, Z) and its product with the map M are float64 and rounded to the features' storage
+  at the end: M resolves eigenvalues down to that floor and amplifies the rounding of
+  K(x, Z) by up to lambda^(-1/2). The leading columns, whose eigenvalues are above float32's
+  floor (``10 * eps32`` times the largest), are multiplied in float32: there a float32
+  product is as good as a float64 one rounded.
+- The n x m features may be float32 (:func:`feature_dtype`: float32 input, or
+  ``n m^2 >= FLOAT32_WORK``), and so may the products of the solvers' early Hessians;
+  every sum over rows (margins, gradients, Hessian accumulation), the iterates and their
+  systems are float64, so the solver reaches the exact optimum on the stored features.
+- Prediction is float64: mu = M beta carries the map's small directions too.
+- ``n_basis='auto'`` for a fit whose features will be float32 takes at most the kernel's
+  numerical rank at float32's floor (:func:`~sparsekernel.basis.auto_n_basis`), so that the
+  float64 map does not grow such a fit's cost; an explicit ``n_basis`` is never cut by it.
+
+The decomposition family's pseudo-inverse square roots drop eigenvalues at or below
+``floor * lambda_max`` with the floor of the dtype their features are computed in.
 """
 
 from __future__ import annotations
@@ -23,20 +41,24 @@ FLOAT32_WORK = 1e10
 
 
 def eigenvalue_floor(dtype=np.float64, rcond="auto"):
-    """Relative eigenvalue floor: ``rcond`` if it is a number, else ``10 * eps(dtype)``."""
+    """Relative eigenvalue floor: ``rcond`` if it is a number, else ``10 * eps(dtype)``
+    (2.2e-15 for float64, 1.2e-6 for float32). Rounding errors of size eps in K(x, Z) are
+    amplified by lambda^(-1/2) in whitened features, so arithmetic in ``dtype`` resolves the
+    eigenvalues above it."""
     if isinstance(rcond, str):
         return 10.0 * float(np.finfo(np.result_type(dtype, np.float32)).eps)
     return float(rcond)
 
 
 def feature_dtype(dtype, n, m):
-    """The dtype of n x m explicit features for input of ``dtype``: float32 for float32
-    input, and also when ``n * m**2 >= FLOAT32_WORK``.
+    """The dtype n x m explicit features are stored in, for input of ``dtype``: float32
+    for float32 input, and also when ``n * m**2 >= FLOAT32_WORK``.
 
-    The products with the features (the feature map, the Gram matrices of the solver) are
-    then the fit's cost, and float32 halves them at the same test error, because float32
-    rounding (1e-7) is far below the error of the low-rank approximation itself. Smaller
-    problems keep the input's precision: their time is not in those products.
+    The products with the features (the solver's Gram sums) are then the fit's cost, and
+    float32 halves them and the features' memory. The features are computed in float64
+    and rounded once, so storing them in float32 costs a relative 6e-8 per entry, in every
+    direction the map resolves. Smaller problems keep the input's precision: their time is
+    not in those products.
     """
     if np.result_type(dtype, np.float32) == np.float32 or float(n) * m * m >= FLOAT32_WORK:
         return np.dtype(np.float32)
