@@ -36,56 +36,82 @@ def split_rows(n, work, width=1):
     return row_slices(n, max(1, min(parts, n // max(1, int(width)), n // _SLICE_MIN_ROWS)))
 
 
-#: Bytes of the float64 copy of float32 rows that :func:`matmul` and :func:`rmatmul` take at
-#: a time: small enough to stay in a core's cache between the copy and its product.
-_UPCAST_BYTES = 2**18
+#: Bytes of the float64 copy of float32 rows that :func:`matmul` and :func:`rmatmul` take
+#: at a time when ``exact``: small enough to stay in a core's cache between the copy and
+#: its product.
+_UPCAST_BYTES = 2**19
+#: Rows of float32 products summed in float32 before their sum joins the float64 total
+#: (:func:`rmatmul`): the rounding of a float32 sum grows with its length, and a few
+#: thousand rows keep it near the rounding of the products themselves at BLAS-3 speed.
+_FLOAT32_SUM_ROWS = 1024
 
 
-def _upcast_chunks(F, rows):
-    """Yield ``(sub, F[sub] in float64)`` over ``rows`` (a slice of F's rows), a cache-sized
-    chunk at a time, into one reused buffer."""
-    step = max(1, _UPCAST_BYTES // (8 * max(F.shape[1], 1)))
-    buf = np.empty((min(step, rows.stop - rows.start), F.shape[1]))
-    for start in range(rows.start, rows.stop, step):
-        sub = slice(start, min(start + step, rows.stop))
-        chunk = buf[:sub.stop - sub.start]
-        chunk[...] = F[sub]
-        yield sub, chunk
-
-
-def rmatmul(F, V, n_threads):
-    """[F 1]^T V (float64), summed over row slices. float32 rows are taken in float64 a
-    chunk at a time (:func:`_upcast_chunks`): the solvers' gradients are these sums, and
-    float32 accumulation over many rows would set a floor on the gradient that the
-    solution cannot pass (float32 products, float64 accumulation: the precision policy of
-    :ref:`precision`)."""
+def rmatmul(F, V, n_threads, exact=False):
+    """[F 1]^T V (float64), summed over row slices. Float32 rows multiply in float32 (V
+    rounded to it), ``_FLOAT32_SUM_ROWS`` rows at a time, and those sums add up in
+    float64: the solvers' gradients are these sums over all n rows, and one float32 sum
+    that long would set a floor on the gradient far above the products' rounding (the
+    precision policy, :ref:`precision`). ``exact``: the rows taken in float64 a chunk at a
+    time, as :func:`matmul`'s."""
     V = np.asarray(V, dtype=np.float64)
+    Vf = V.astype(F.dtype, copy=False)
     parts = split_rows(F.shape[0], F.size * V.shape[1])
+    step = max(1, _UPCAST_BYTES // (8 * max(F.shape[1], 1)))
 
     def part(s):
         if F.dtype == np.float64:
             return F[s].T @ V[s]
-        return sum(chunk.T @ V[sub] for sub, chunk in _upcast_chunks(F, s))
+        out = np.zeros((F.shape[1], V.shape[1]))
+        if exact:
+            buf = np.empty((min(step, s.stop - s.start), F.shape[1]))
+            for start in range(s.start, s.stop, step):
+                rows = slice(start, min(start + step, s.stop))
+                chunk = buf[:rows.stop - rows.start]
+                chunk[...] = F[rows]
+                out += chunk.T @ V[rows]
+            return out
+        for start in range(s.start, s.stop, _FLOAT32_SUM_ROWS):
+            rows = slice(start, min(start + _FLOAT32_SUM_ROWS, s.stop))
+            out += F[rows].T @ Vf[rows]
+        return out
 
     FtV = sum(imap_threads(part, parts, n_threads))
     return np.vstack([np.asarray(FtV, dtype=np.float64), V.sum(axis=0, dtype=np.float64)])
 
 
-def matmul(F, W, n_threads):
-    """F W (float64 out), row slices on the threads; float32 rows are taken in float64 a
-    chunk at a time, as in :func:`rmatmul` (the solvers' margins)."""
-    W = np.asarray(W, dtype=np.float64)
+def matmul(F, W, n_threads, exact=False):
+    """F W (float64 out), row slices on the threads, in F's dtype (W rounded to it): each
+    entry is a sum of m products, whose float32 rounding stays near that of the stored
+    features (the sums over rows are :func:`rmatmul`'s). ``exact``: float32 rows taken in
+    float64 a cache-sized chunk at a time, for margins as exact as float64 features give
+    (a solver checking its convergence: float32 margins updated step after step drift by
+    their rounding)."""
+    if exact and F.dtype != np.float64:
+        return _upcast_matmul(F, np.asarray(W, dtype=np.float64), n_threads)
+    W = W.astype(F.dtype, copy=False)
     out = np.empty((F.shape[0], W.shape[1]))
     parts = split_rows(F.shape[0], F.size * W.shape[1])
 
     def run(s):
-        if F.dtype == np.float64:
-            out[s] = F[s] @ W
-            return
-        for sub, chunk in _upcast_chunks(F, s):
-            np.matmul(chunk, W, out=out[sub])
+        out[s] = F[s] @ W
 
     map_threads(run, parts, n_threads)
+    return out
+
+
+def _upcast_matmul(F, W, n_threads):
+    out = np.empty((F.shape[0], W.shape[1]))
+    step = max(1, _UPCAST_BYTES // (8 * max(F.shape[1], 1)))
+
+    def run(s):
+        buf = np.empty((min(step, s.stop - s.start), F.shape[1]))
+        for start in range(s.start, s.stop, step):
+            rows = slice(start, min(start + step, s.stop))
+            chunk = buf[:rows.stop - rows.start]
+            chunk[...] = F[rows]
+            np.matmul(chunk, W, out=out[rows])
+
+    map_threads(run, split_rows(F.shape[0], F.size * W.shape[1]), n_threads)
     return out
 
 

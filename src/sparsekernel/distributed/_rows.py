@@ -315,17 +315,17 @@ class DaskRows:
         return [slice(int(a), int(b)) for a, b in zip(self.offsets[:-1], self.offsets[1:],
                                                       strict=True)]
 
-    def margins(self, W):
+    def margins(self, W, exact=False):
         W = np.asarray(W, dtype=np.float64)  # (m x k: sent with each task)
         parts = self._gather(self.client.map(_margins, self.F, fmap=self._fmap, W=W,
-                                             pure=False))
+                                             exact=exact, pure=False))
         return np.concatenate(parts, axis=0)
 
-    def gradient(self, V, grams=()):
+    def gradient(self, V, grams=(), exact=False):
         V = np.asarray(V, dtype=np.float64)
         requests = list(grams)
         tasks = [self.client.submit(_pass, F, self._fmap, V[s], _local(requests, s),
-                                    pure=False)
+                                    exact, pure=False)
                  for F, s in zip(self.F, self._slices(), strict=True)]
         grad, squares = self._sum(tasks)
         for (H, *_), square in zip(requests, squares, strict=True):
@@ -452,15 +452,15 @@ def _features(X_chunk, fmap):
     return X_chunk if fmap is None else np.ascontiguousarray(fmap(X_chunk))
 
 
-def _margins(F, fmap, W):
-    return ArrayRows(_features(F, fmap), threads=1).margins(_aligned(W))
+def _margins(F, fmap, W, exact=False):
+    return ArrayRows(_features(F, fmap), threads=1).margins(_aligned(W), exact)
 
 
-def _pass(F, fmap, V, requests):
+def _pass(F, fmap, V, requests, exact=False):
     """One chunk's part of ``F^T V`` (None without V) and of each Gram request."""
     F = _features(F, fmap)
     rows = ArrayRows(F, threads=1)
-    grad = None if V is None else rows.gradient(_aligned(V))[:-1]
+    grad = None if V is None else rows.gradient(_aligned(V), exact=exact)[:-1]
     squares = []
     for weights, local, sign, dtype in requests:
         H = np.zeros((F.shape[1] + 1,) * 2)

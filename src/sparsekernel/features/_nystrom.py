@@ -157,14 +157,11 @@ class NystromMap:
             if c:
                 lead = np.ascontiguousarray(K[:, :c] if self.triangular else K,
                                             dtype=np.float32)
-                out[rows, :c] = upper_product(lead, lead_M) if self.triangular else lead @ lead_M
-            if not self.triangular:
-                np.matmul(K, rest_M, out=out[rows, c:], casting="same_kind")
-                return
-            # Columns c: of a triangular M read K's columns up to their own.
-            rest = upper_product(np.ascontiguousarray(K[:, c:]), rest_M[c:])
-            rest += K[:, :c] @ rest_M[:c]
-            out[rows, c:] = rest
+                out[rows, :c] = (upper_product(lead, lead_M) if self.triangular and c > _PANEL
+                                 else lead @ lead_M)
+            # (rest_M's zeros below a triangular M's diagonal cost less than copying K's
+            # columns c: to skip them)
+            out[rows, c:] = K @ rest_M
 
         self.kernel.map_blocks(X, Z, product, dtype=np.float64)
         return out
@@ -200,7 +197,7 @@ class NystromMap:
 
 
 #: Columns of M per panel of :func:`upper_product`.
-_PANEL = 256
+_PANEL = 128
 
 
 def upper_product(B, M):

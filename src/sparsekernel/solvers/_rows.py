@@ -5,10 +5,13 @@ only these things of its rows, and sees them only through a provider:
 
 ``shape``, ``dtype``
     n and m, and the features' precision.
-``margins(W)``
-    ``F W`` as float64, shape (n, k): margins or directions of k problems at once.
-``gradient(V, grams=())``
-    ``[F 1]^T V`` as float64, shape (m + 1, k): the loss part of k gradients (the last
+``margins(W, exact=False)``
+    ``F W`` as float64, shape (n, k): margins or directions of k problems at once, each
+    entry a sum of m products in the rows' precision; ``exact``: in float64 whatever it
+    (a solver refreshing the margins it has updated step by step before it stops).
+``gradient(V, grams=(), exact=False)``
+    ``[F 1]^T V`` as float64, shape (m + 1, k), summed in float64 (``exact``: of float64
+    products too, as for ``margins``): the loss part of k gradients (the last
     row, the column sums of V, is the bias's); with the Gram sums ``grams`` (argument
     tuples of ``add_gram``) added on the way, so that rows read once per pass (streamed,
     or recomputed from a kernel) are read once for both.
@@ -102,11 +105,11 @@ class ArrayRows:
     def dtype(self):
         return self.F.dtype
 
-    def margins(self, W):
-        return matmul(self.F, W, self.threads)
+    def margins(self, W, exact=False):
+        return matmul(self.F, W, self.threads, exact)
 
-    def gradient(self, V, grams=()):
-        out = rmatmul(self.F, V, self.threads)
+    def gradient(self, V, grams=(), exact=False):
+        out = rmatmul(self.F, V, self.threads, exact)
         for request in grams:
             self.add_gram(*request)
         return out
@@ -188,15 +191,15 @@ class BlockRows:
     def dtype(self):
         return np.dtype(self.blocks.dtype)
 
-    def margins(self, W):
+    def margins(self, W, exact=False):
         W = np.asarray(W, dtype=np.float64)
         out = np.empty((self.shape[0], W.shape[1]))
         for rows, Fb in self.blocks:
             out[rows] = (np.asarray(Fb @ W, dtype=np.float64) if sp.issparse(Fb)
-                         else matmul(Fb, W, 1))
+                         else matmul(Fb, W, 1, exact))
         return out
 
-    def gradient(self, V, grams=()):
+    def gradient(self, V, grams=(), exact=False):
         """One pass over the blocks: each block's part of ``[F 1]^T V`` and of the Gram
         sums ``grams``."""
         V = np.asarray(V, dtype=np.float64)
@@ -204,7 +207,7 @@ class BlockRows:
         grams = [self._gram(*request) for request in grams]
         for rows, Fb in self.blocks:
             out[:-1] += (np.asarray(Fb.T @ V[rows], dtype=np.float64) if sp.issparse(Fb)
-                         else rmatmul(Fb, V[rows], 1)[:-1])
+                         else rmatmul(Fb, V[rows], 1, exact)[:-1])
             for add in grams:
                 add(rows, Fb)
         out[-1] = V.sum(axis=0)
@@ -310,14 +313,15 @@ class NamespaceRows:
             rows = slice(start, min(n, start + step))
             yield rows, xp.astype(self.F[rows, :], wide)
 
-    def margins(self, W):
+    def margins(self, W, exact=False):
+        # (always as exact as the device's widest float allows: its copies are cheap there)
         Wd = self.backend.asarray(np.asarray(W, dtype=np.float64), self.backend.widest_float())
         out = np.empty((self.shape[0], Wd.shape[1]))
         for rows, F in self._wide_chunks():
             out[rows] = to_numpy(F @ Wd)
         return out
 
-    def gradient(self, V, grams=()):
+    def gradient(self, V, grams=(), exact=False):
         V = np.asarray(V, dtype=np.float64)
         wide = self.backend.widest_float()
         FtV = np.zeros((self.shape[1], V.shape[1]))

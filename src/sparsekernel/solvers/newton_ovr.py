@@ -145,6 +145,7 @@ class _State:
         k = self.Y.shape[1]
         self.Z = np.zeros((m + 1, k))
         self.f = np.zeros((n, k))
+        self.stale = False  # f updated from float32 products since it was last exact
         self.active = None  # the active sets the last Hessians were built on
         self.exact = np.zeros(k, dtype=bool)  # a unit step kept the active set
         self.converged = np.zeros(k, dtype=bool)
@@ -171,17 +172,39 @@ class _State:
         del sub_F
         self.Z = np.array([np.append(r.coef, r.intercept) for r in sub]).T
         self.f = self.rows.margins(self.Z[:m]) + self.Z[m]
+        self.stale = self.rows.dtype != np.float64
         grad0 = self.rows.gradient(-self.C * self.s[:, None] * self.Y)
         self.scale = np.maximum(1.0, np.abs(grad0).max(axis=0))
         self.warmed = True
 
     def check(self, tol):
-        """Gradients of the unconverged problems; returns the indices still to solve."""
+        """Gradients of the unconverged problems; returns the indices still to solve.
+
+        Float32 rows' products round, and margins updated step by step from them drift:
+        when a problem would stop, or its gradient stopped falling (Newton's steps then
+        chase that rounding), the margins are recomputed from the iterates and the
+        gradients summed from float64 products (``exact=True``), and the test repeated on
+        them: an iterative refinement, whose solution is the one float64 products give on
+        the stored features."""
         todo = np.flatnonzero(~self.converged)
+        previous = self.gnorm[todo].copy()
+        R, G, done = self._test(todo, tol)
+        stalled = self.gnorm[todo] > 0.5 * previous
+        if self.rows.dtype != np.float64 and (done | stalled).any():
+            m = self.rows.shape[1]
+            if self.stale:
+                self.f = self.rows.margins(self.Z[:m], exact=True) + self.Z[m]
+                self.stale = False
+            R, G, done = self._test(todo, tol, exact=True)
+        self.converged[todo[done]] = True
+        self.G, self.R = G[:, ~done], R[:, ~done]
+        return todo[~done]
+
+    def _test(self, todo, tol, exact=False):
+        """``(R, G, done)``: residuals, gradients and the stopping test of ``todo``."""
         R = 1.0 - self.Y[:, todo] * self.f[:, todo]
         V = np.where(R > 0, R, 0.0) * (-self.C * self.s)[:, None] * self.Y[:, todo]
-        G = self.Z[:, todo] + self.rows.gradient(V)
-        self.G = G
+        G = self.Z[:, todo] + self.rows.gradient(V, exact=exact)
         gnorm = np.abs(G).max(axis=0)
         if self.scale is None:
             self.scale = np.maximum(1.0, gnorm)
@@ -189,9 +212,7 @@ class _State:
         done = (gnorm <= tol * self.scale[todo]) | self.exact[todo]
         if self.warmed:  # a sample's solution is not the whole data's: one full step at least
             done &= self.n_iter[todo] > 0
-        self.converged[todo[done]] = True
-        self.G, self.R = G[:, ~done], R[:, ~done]
-        return todo[~done]
+        return R, G, done
 
     def directions(self, todo):
         """Newton directions (m + 1, len(todo)): one shared system while the problems'
@@ -332,6 +353,7 @@ class _State:
         """Exact line search along D for each problem; update iterates and margins."""
         m = self.rows.shape[1]
         U = self.rows.margins(D[:m]) + D[m]
+        self.stale |= self.rows.dtype != np.float64
         n_active = 0
         for col, j in enumerate(todo):
             c = self.Y[:, j] * U[:, col]
