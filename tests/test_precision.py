@@ -11,11 +11,10 @@ from sparsekernel import (
     NystromFeatures,
     ReducedKernelPCA,
 )
-from sparsekernel.basis import auto_n_basis
 from sparsekernel.datasets import make_checkerboard
 from sparsekernel.features import nystrom_map
 from sparsekernel.kernels import Kernel
-from sparsekernel.utils import FLOAT32_WORK, eigenvalue_floor, feature_dtype
+from sparsekernel.utils import eigenvalue_floor, feature_dtype
 
 GAMMA = 2.0  # on the 4 x 4 board in [0, 4)^2: K(Z, Z) of 300 landmarks is far below rank
 
@@ -139,24 +138,21 @@ def test_float32_and_float64_input_give_the_same_transformers():
     np.testing.assert_allclose(np.abs(Tb), np.abs(Ta), atol=1e-4 * np.abs(Ta).max())
 
 
-def test_auto_takes_the_kernels_float32_rank_where_the_features_are_float32():
-    """'auto' for a fit that stores float32 features (n m^2 >= FLOAT32_WORK) stops at the
-    kernel's numerical rank at float32's resolution, and says it sized a float32 fit;
-    below FLOAT32_WORK, and without the cap, it is d_eff's count."""
-    X, _ = _board(4000, 9)
+def test_auto_sizes_a_float32_fit_by_the_landmarks_float32_resolves(monkeypatch):
+    """n_basis='auto' on a fit whose features are float32 (FLOAT32_WORK lowered so that a
+    small one is) keeps the landmarks whose pivots float32 resolves; the same landmarks
+    passed explicitly are all kept (float64's floor), and so are 'auto''s below
+    FLOAT32_WORK."""
+    X, y = _board(3000, 9)
+    params = dict(gamma=GAMMA, C=100.0, random_state=0)
+    full = LowRankSVC(n_basis="auto", **params).fit(X, y)
+    drawn = len(full.basis_)
+    monkeypatch.setattr("sparsekernel.utils._numerics.FLOAT32_WORK", 1e6)
+    assert feature_dtype(np.float64, len(X), drawn) == np.float32
+    auto = LowRankSVC(n_basis="auto", **params).fit(X, y)
     kern = Kernel("rbf", gamma=GAMMA)
-    n_rows = 10**6
-    free = auto_n_basis(X, kern, 0, C=100.0, n_rows=n_rows)
-    assert n_rows * free**2 >= FLOAT32_WORK
-    info = {}
-    capped = auto_n_basis(X, kern, 0, C=100.0, n_rows=n_rows, precision_cap=True, info=info)
-    assert info == {"float32_features": True}
-    rng = np.random.default_rng(0)
-    S = X[rng.permutation(len(X))[:500]]
-    lam = np.linalg.eigvalsh(kern(S, S))
+    lam = np.linalg.eigvalsh(kern(full.basis_, full.basis_))
     rank32 = int(np.count_nonzero(lam > eigenvalue_floor(np.float32) * lam.max()))
-    assert capped == rank32 < free
-    small = {}
-    assert auto_n_basis(X[:1000], kern, 0, C=0.1, precision_cap=True, info=small) == \
-        auto_n_basis(X[:1000], kern, 0, C=0.1)
-    assert small == {}
+    assert len(auto.basis_) < drawn and abs(len(auto.basis_) - rank32) <= 0.1 * rank32
+    explicit = LowRankSVC(n_basis=drawn, **params).fit(X, y)
+    assert len(explicit.basis_) == drawn

@@ -275,8 +275,7 @@ class KernelExpansionMixin:
                              reset=reset)
 
     def _fit_kernel_basis(self, X, y_basis=None, max_n_basis=None, all_rows_up_to=None,
-                          gamma=None, n_rows=None, X_device=None, budget_for=None,
-                          precision_cap=False):
+                          gamma=None, n_rows=None, X_device=None, budget_for=None):
         """Choose Z with the estimator's own kernel; sets ``basis_``, ``basis_indices_``,
         ``gamma_`` and returns ``(kernel, BasisResult)``. ``max_n_basis`` caps 'auto' (the
         largest m the caller's own memory plan allows; the shared plan of
@@ -287,16 +286,14 @@ class KernelExpansionMixin:
         :func:`~sparsekernel.basis.fit_kernel_basis`; ``gamma`` and ``n_rows``: for ``X`` a
         sample of a dask collection, gamma resolved on all its rows (instead of
         ``self.gamma``) and their number (which 'auto' and a fractional n_basis size m
-        for); ``X_device``: X's rows on a namespace's device, where k-means chooses;
-        ``precision_cap``: see :func:`~sparsekernel.basis.auto_n_basis` (a fit that stores
-        float32 features for large problems)."""
+        for); ``X_device``: X's rows on a namespace's device, where k-means chooses."""
         kern, res = fit_kernel_basis(
             X, y_basis, kernel=self.kernel, gamma=self.gamma if gamma is None else gamma,
             degree=getattr(self, "degree", 3), coef0=getattr(self, "coef0", 0.0),
             memory_budget=self.memory_budget, n_basis=self.n_basis, basis=self.basis,
             random_state=self.random_state, max_n_basis=self._plan_basis(X, max_n_basis),
             C=self._auto_C(), all_rows_up_to=all_rows_up_to, n_rows=n_rows,
-            X_device=X_device, precision_cap=precision_cap)
+            X_device=X_device)
         self._share_kernel_budget(kern, X, res.centers.shape[0])
         self.basis_, self.basis_indices_, self.gamma_ = res.centers, res.indices, kern.gamma
         if "n_basis_wanted" in res.info:

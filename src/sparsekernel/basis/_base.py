@@ -11,7 +11,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..kernels import Kernel, resolve_gamma
-from ..utils import _numerics
 from ..utils._progress import fit_note
 
 __all__ = ["BasisResult", "BasisSelector", "default_kernel", "resolve_n_basis", "subsample_rows"]
@@ -167,8 +166,7 @@ def effective_dimension(eigenvalues, ridge):
     return float(np.sum(lam / (lam + ridge)))
 
 
-def auto_n_basis(X, kernel, random_state=None, C=1.0, n_rows=None, precision_cap=False,
-                 info=None):
+def auto_n_basis(X, kernel, random_state=None, C=1.0, n_rows=None):
     """``n_basis='auto'``: as many basis functions as the fit's effective dimension needs.
 
     A kernel machine with regularisation parameter C (the loss weighted by C against
@@ -180,15 +178,6 @@ def auto_n_basis(X, kernel, random_state=None, C=1.0, n_rows=None, precision_cap
     sample resolves the spectrum, 1 when the spectrum is flat), extrapolates it to n rows.
     m is ``AUTO_OVERSAMPLE`` times that, within [``AUTO_MIN``, :func:`auto_cap`] (the
     cost cap) and at most n; the estimator's memory plan may lower it further.
-
-    ``precision_cap``: for a fit that stores float32 features once ``n m^2 >=``
-    :data:`~sparsekernel.utils.FLOAT32_WORK` (LowRankSVC), m is then at most the kernel's
-    numerical rank at float32's resolution (the sample's eigenvalues above
-    ``eigenvalue_floor(float32)`` times the largest; not when the sample has that many
-    rows, and not below ``AUTO_MIN``). Such a fit's cost is its n m^2 products; the
-    directions beyond that rank carry less than 1e-6 of the kernel's largest eigenvalue,
-    and d_eff, which grows with n without bound, would otherwise grow m far past the
-    directions the data show at that resolution.
 
     Costs one kernel on ``AUTO_SAMPLE`` rows and the eigenvalues of it and of its leading
     half.
@@ -206,12 +195,6 @@ def auto_n_basis(X, kernel, random_state=None, C=1.0, n_rows=None, precision_cap
     n_rows : int, optional
         The rows the fit has when X is a sample of them (a dask collection's): the
         spectrum is extrapolated to n_rows. Default: X's rows.
-    precision_cap : bool, default=False
-        Cap m at the kernel's numerical rank at float32's resolution where
-        ``n m^2 >= FLOAT32_WORK`` (above).
-    info : dict, optional
-        Where that held, ``info['float32_features'] = True``: the fit is one whose features
-        are float32, whatever m the cap leaves.
 
     Returns
     -------
@@ -231,22 +214,13 @@ def auto_n_basis(X, kernel, random_state=None, C=1.0, n_rows=None, precision_cap
     half = s // 2
     # the eigenvalues of K on s rows approximate those of the full K times s / n, so the
     # ridge 1 / C on the full K is s / (n C) on the sample's
-    lam = np.linalg.eigvalsh(K)
-    d = effective_dimension(lam, s / (n * C))
+    d = effective_dimension(np.linalg.eigvalsh(K), s / (n * C))
     d_half = effective_dimension(np.linalg.eigvalsh(K[:half, :half]), half / (n * C))
     growth = float(np.clip(np.log(d / max(d_half, 1e-12)) / np.log(s / half), 0.0, 1.0))
     d_full = d * (n / s) ** growth
     nnz = (Xs.nnz if sp.issparse(Xs) else np.count_nonzero(Xs)) / s
     m = math.ceil(AUTO_OVERSAMPLE * d_full)
-    m = int(min(n_x, auto_cap(n, nnz), max(AUTO_MIN, m)))
-    if precision_cap and float(n) * m * m >= _numerics.FLOAT32_WORK:
-        if info is not None:
-            info["float32_features"] = True
-        floor = _numerics.eigenvalue_floor(np.float32) * max(lam[-1], 0.0)
-        rank = int(np.count_nonzero(lam > floor))
-        if rank < s:
-            m = min(m, max(AUTO_MIN, rank))
-    return m
+    return int(min(n_x, auto_cap(n, nnz), max(AUTO_MIN, m)))
 
 
 def resolve_n_basis(n_basis, n_samples, auto=None, note=None):

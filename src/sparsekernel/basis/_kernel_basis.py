@@ -29,7 +29,7 @@ def _accepts_kernel(selector):
 def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                      memory_budget=None, n_basis="auto", basis="random", random_state=None,
                      max_n_basis=None, C=1.0, all_rows_up_to=None, n_rows=None,
-                     X_device=None, precision_cap=False):
+                     X_device=None):
     """Resolve the kernel on X, choose Z with it, finish the kernel.
 
     A selector thus always receives the estimator's own kernel (kind, degree, coef0, gamma
@@ -67,9 +67,6 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
         a selector that computes on the rows and supports it (``supports_array_api``:
         k-means) chooses there, and its centres are arrays of that namespace. The kernel's
         gamma and 'auto' are resolved on X.
-    precision_cap : bool, default=False
-        See :func:`auto_n_basis`: the fit stores float32 features for large problems
-        (``result.info['float32_features']`` where 'auto' was sized as one).
 
     Returns
     -------
@@ -80,24 +77,21 @@ def fit_kernel_basis(X, y=None, *, kernel="rbf", gamma="scale", degree=3, coef0=
     with fit_step("basis-selection"):  # a step of the running fit, for its callbacks
         return _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis,
                                  basis, random_state, max_n_basis, C, all_rows_up_to, n_rows,
-                                 X_device, precision_cap)
+                                 X_device)
 
 
 def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis, basis,
                       random_state, max_n_basis=None, C=1.0, all_rows_up_to=None,
-                      n_rows=None, X_device=None, precision_cap=False):
+                      n_rows=None, X_device=None):
     from ._registry import make_basis_selector  # (every selector: loaded at the first fit)
 
     kern = make_kernel(kernel, gamma, degree, coef0, memory_budget, X)
     selector = make_basis_selector(basis)
     rng = check_random_state(random_state)
-    m = note = None
-    auto_info = {}
+    m = note = auto = None
     if not hasattr(selector, "centers"):
-        auto = None
         if isinstance(n_basis, str) and n_basis == "auto":
-            auto = auto_n_basis(X, kern, rng, C=C, n_rows=n_rows, precision_cap=precision_cap,
-                                info=auto_info)
+            auto = auto_n_basis(X, kern, rng, C=C, n_rows=n_rows)
         n = X.shape[0]
         if (auto is not None and all_rows_up_to is not None and isinstance(basis, str)
                 and basis in _ROW_SELECTORS and n <= all_rows_up_to
@@ -112,7 +106,8 @@ def _fit_kernel_basis(X, y, kernel, gamma, degree, coef0, memory_budget, n_basis
     on_device = X_device is not None and getattr(selector, "supports_array_api", False)
     res = selector.select(X_device if on_device else X, y, n_basis=m, random_state=rng,
                           **extra)
-    res.info.update(auto_info)
+    if auto is not None:  # the count is 'auto''s (for a fit that sizes it by precision)
+        res.info["auto"] = True
     if note is not None:  # for the caller's MemoryBudgetWarning
         res.info["n_basis_wanted"] = note["memory_budget_lowered_it_from"]
     if res.gamma is not None:  # per-centre widths from the selector replace gamma

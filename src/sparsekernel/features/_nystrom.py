@@ -387,8 +387,7 @@ class NystromMapMixin:
         and the map is computed.
         """
         kern, res = self._fit_kernel_basis(X, y_basis, max_n_basis, gamma=gamma,
-                                           n_rows=n_rows, X_device=X_device,
-                                           precision_cap=planned)
+                                           n_rows=n_rows, X_device=X_device)
         return self._map_on_basis(kern, res, X, method, planned, n_rows, X_device)
 
     def _map_on_basis(self, kern, res, X, method="eigh", planned=False, n_rows=None,
@@ -397,14 +396,19 @@ class NystromMapMixin:
         stored as the estimator's (``_fit_map``); computed on the device of ``X_device``
         (X's rows there) when given, its arrays then that namespace's."""
         n_rows = X.shape[0] if n_rows is None else n_rows
-        dtype = np.result_type(X.dtype, np.float32)
-        if planned:  # float32 for a large problem, also where 'auto' was sized as one
-            dtype = (np.dtype(np.float32) if res.info.get("float32_features")
-                     else feature_dtype(X.dtype, n_rows, res.centers.shape[0]))
+        dtype, rcond = np.result_type(X.dtype, np.float32), self.rcond
+        if planned:
+            m = res.centers.shape[0]
+            dtype = feature_dtype(X.dtype, n_rows, m)
+            if (res.info.get("auto") and isinstance(rcond, str)
+                    and feature_dtype(np.float64, n_rows, m) == np.float32):
+                # n_basis='auto' sizes a large fit, whose features are float32, by the
+                # landmarks float32 resolves (:ref:`precision`)
+                rcond = eigenvalue_floor(np.float32)
         if X_device is None:
-            fmap = nystrom_from_basis(kern, res, self.rcond, method)
+            fmap = nystrom_from_basis(kern, res, rcond, method)
         else:
-            fmap = nystrom_from_basis_on(X_device, kern, res, self.rcond, method)
+            fmap = nystrom_from_basis_on(X_device, kern, res, rcond, method)
         fmap.dtype = dtype if planned else None
         # Cholesky whitening keeps the independent landmarks only (and their widths).
         if fmap.Z.shape[0] < res.centers.shape[0]:

@@ -310,8 +310,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
                  and all_rows_bytes(n, k, budget.threads) <= budget.bytes)
         kern, res = self._fit_kernel_basis(
             X, y_enc, m_max, n if exact else None, budget_for=lambda m: budget_holding(
-                self, lambda b: lowrank_plan(b, self, n, m, k, itemsize(m)).total),
-            precision_cap=True)
+                self, lambda b: lowrank_plan(b, self, n, m, k, itemsize(m)).total))
         if res.info.get("all_rows"):
             return self._fit_all_rows(X, Y, sw, kern)
         fmap = self._map_on_basis(kern, res, X, self.whitening, planned=True)

@@ -20,9 +20,12 @@ written here and in the user guide (``docs/user_guide/concepts.md``, "Precision"
   every sum over rows (margins, gradients, Hessian accumulation), the iterates and their
   systems are float64, so the solver reaches the exact optimum on the stored features.
 - Prediction is float64: mu = M beta carries the map's small directions too.
-- ``n_basis='auto'`` for a fit whose features will be float32 takes at most the kernel's
-  numerical rank at float32's floor (:func:`~sparsekernel.basis.auto_n_basis`), so that the
-  float64 map does not grow such a fit's cost; an explicit ``n_basis`` is never cut by it.
+- ``n_basis='auto'`` sizes a fit whose features are float32 by its work
+  (``n m^2 >= FLOAT32_WORK``, the input's dtype aside: LowRankSVC) by the landmarks float32
+  resolves: of those it draws, the ones whose pivots are above float32's floor. Such a fit's
+  cost is its n m^2 products, and the landmarks below that floor would multiply it for
+  directions whose eigenvalues are under 1e-6 of the largest. An explicit ``n_basis`` is
+  never cut by the features' precision.
 
 The decomposition family's pseudo-inverse square roots drop eigenvalues at or below
 ``floor * lambda_max`` with the floor of the dtype their features are computed in.
