@@ -181,16 +181,16 @@ class _State:
         """Gradients of the unconverged problems; returns the indices still to solve.
 
         Float32 rows' products round, and margins updated step by step from them drift:
-        when a problem would stop, or its gradient stopped falling (Newton's steps then
-        chase that rounding), the margins are recomputed from the iterates and the
-        gradients summed from float64 products (``exact=True``), and the test repeated on
-        them: an iterative refinement, whose solution is the one float64 products give on
-        the stored features."""
+        where a problem's gradient stopped falling before it stops (Newton's steps then
+        chase that rounding, a tolerance below it), the margins are recomputed from the
+        iterates and the gradients summed from float64 products (``exact=True``), and the
+        test repeated on them: an iterative refinement, whose solution is the one float64
+        products give on the stored features."""
         todo = np.flatnonzero(~self.converged)
         previous = self.gnorm[todo].copy()
         R, G, done = self._test(todo, tol)
-        stalled = self.gnorm[todo] > 0.5 * previous
-        if self.rows.dtype != np.float64 and (done | stalled).any():
+        stalled = ~done & (self.gnorm[todo] > 0.5 * previous)
+        if self.rows.dtype != np.float64 and stalled.any():
             m = self.rows.shape[1]
             if self.stale:
                 self.f = self.rows.margins(self.Z[:m], exact=True) + self.Z[m]
