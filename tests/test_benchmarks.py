@@ -306,3 +306,19 @@ def test_budget_benchmark_quick_profile_runs(tmp_path):
         assert large["drop_pts"] == max(0.0, small["accuracy_pct"] - large["accuracy_pct"])
     assert rows[0]["path"] == "streamed"  # 6 MiB stores fewer than 'auto''s minimum
     assert (tmp_path / "budget_quick.png").stat().st_size > 0
+
+
+def test_precision_benchmark_quick_profile_runs(tmp_path):
+    """10^4 and 1.2 x 10^5 rows (float32 features at the larger): every landmark kept in
+    float64 is kept with float32 features too, and the model is as good."""
+    subprocess.run([sys.executable, str(BENCH / "bench_precision.py"), "--quick", "--out",
+                    str(tmp_path)], check=True, capture_output=True, timeout=600)
+    rows = json.loads((tmp_path / "precision_quick.json").read_text())["rows"]
+    assert all("error" not in r for r in rows), rows
+    by = {(r["rows"], r["variant"]): r for r in rows}
+    policy, wide = by[(120_000, "policy")], by[(120_000, "float64")]
+    assert policy["features"] == "float32" and wide["features"] == "float64"
+    assert policy["n_kept"] == wide["n_kept"] >= 290
+    assert abs(policy["error_pct"] - wide["error_pct"]) < 0.2
+    assert policy["error_pct"] < 6.0  # 5 % of the labels are flipped
+    assert by[(120_000, "policy, 'auto'")]["features"] == "float32"
