@@ -108,10 +108,14 @@ def rbf_kernel(X, Z, gamma, Z_sq_norms=None, out=None, dtype=None):
     if Z_sq_norms is None:
         Z_sq_norms = squared_norms(Z, work)
     if np.ndim(gamma) == 0:
-        # -g ||x - z||^2 = <x, 2 g z> - g ||x||^2 - g ||z||^2: the scale folded into the m
-        # landmarks saves two passes over the block.
+        # -g ||x - z||^2 = <2 g x, z> - g ||x||^2 - g ||z||^2: the scale folded into the
+        # smaller of the two inputs (a copy of min(n, m) rows) saves two passes over K.
         g = float(gamma)
-        K = _dot(X, Z * (2.0 * g), work, out if dtype == work else None)
+        if X.shape[0] <= Z.shape[0]:
+            Xs, Zs = _scaled(X, 2.0 * g, work), Z
+        else:
+            Xs, Zs = X, _scaled(Z, 2.0 * g, work)
+        K = _dot(Xs, Zs, work, out if dtype == work else None)
         K -= (g * squared_norms(X, work))[:, None]
         K -= (g * Z_sq_norms.astype(work, copy=False))[None, :]
         # Cancellation in the expansion can leave tiny negative squared distances.
@@ -127,6 +131,13 @@ def rbf_kernel(X, Z, gamma, Z_sq_norms=None, out=None, dtype=None):
         K = _into(K, dtype, out)
     np.exp(K, out=K)
     return K
+
+
+def _scaled(A, s, dtype):
+    """``s * A`` in ``dtype`` (dense or CSR): scaled in the working precision, not A's."""
+    if sp.issparse(A):
+        return A.astype(dtype) * s
+    return np.asarray(A, dtype=dtype) * s
 
 
 def _into(K, dtype, out):

@@ -371,11 +371,12 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         xp, wide = backend.xp, backend.widest_float()
         Z = xp_basis(backend, X, basis.indices, basis.centers)
         fmap = nystrom_map_on(backend, kern, Z)
-        M = xp.astype(fmap.normalization, X.dtype)  # features in X's precision, as on NumPy
+        M = fmap.normalization  # features computed in the widest float (:ref:`precision`)
         Yd, swd = backend.asarray(Y, wide), backend.asarray(sw, wide)
         moments = None
-        for start, stop, K in xp_blocks(kern, X, Z, backend, X.dtype):  # one block at a time
-            block = _Moments.of_rows(K @ M, Yd[start:stop, :], swd[start:stop])
+        for start, stop, K in xp_blocks(kern, X, Z, backend, wide):  # one block at a time
+            F = xp.astype(K @ M, X.dtype)  # stored in X's precision, as on NumPy
+            block = _Moments.of_rows(F, Yd[start:stop, :], swd[start:stop])
             moments = block if moments is None else moments.merge(block)
         if moments is None:
             raise ValueError("sample_weight: every weight is 0; no row to fit on.")
