@@ -117,6 +117,20 @@ def test_float32_and_float64_input_give_the_same_model(Estimator):
     assert np.mean(c.predict(X) == b.predict(X)) >= 0.995
 
 
+def test_float32_features_reach_a_tight_tol():
+    """Newton on float32 features refines with float64 products where its gradient stalls
+    at their rounding: tol=1e-8 is reached in a few iterations (float32 products alone
+    stalled above it and ran to max_iter), at the float64 features' solution."""
+    X, y = _board(3000, 7)
+    X32 = X.astype(np.float32)
+    params = dict(gamma=GAMMA, C=10.0, n_basis=60, basis="random", random_state=0, tol=1e-8)
+    b = LowRankSVC(**params).fit(X32, y)
+    assert np.max(b.n_iter_) < 50
+    a = LowRankSVC(**params).fit(X32.astype(np.float64), y)
+    da = a.decision_function(X)
+    np.testing.assert_allclose(b.decision_function(X), da, atol=1e-4 * np.abs(da).max())
+
+
 def test_float32_and_float64_input_give_the_same_transformers():
     """NystromFeatures: the same number of components and the same kernel approximation
     F F^T (its columns of tiny eigenvalues rotate with rounding of the landmarks, the

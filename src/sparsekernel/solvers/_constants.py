@@ -7,12 +7,18 @@ streamed block is) lives here.
 
 from __future__ import annotations
 
-__all__ = ["BLOCK_BYTES", "F32_PATIENCE", "GATHER_BYTES"]
+__all__ = ["BLOCK_BYTES", "F32_PATIENCE", "F32_ROUNDING", "GATHER_BYTES"]
 
 #: Newton iterations of a problem after which its systems are built in float64 whatever
 #: happens: float32 Hessians speed the early, far-from-optimal steps, and a problem that is
 #: still iterating after this many has not settled, which float32 round-off can cause.
 F32_PATIENCE = 10
+#: Gradient norm, relative to its scale, at which float32 rows' products can stop Newton's
+#: progress: their margins are sums of m float32 products, their gradients float32 sums of
+#: up to 1,024 rows (``compute.rmatmul``), each rounding at up to about 1e-4 of its terms.
+#: Below it a stalled problem is refined with float64 products; above it a slow step is
+#: Newton's own.
+F32_ROUNDING = 1e-4
 #: Bytes of gathered (scaled) rows per Gram product (``syrk``) when a Hessian is summed over
 #: a row set: large enough that the m x m output is written once per many rows, and at most
 #: glibc's largest mmap threshold (32 MiB), so the buffer is reused heap memory rather than

@@ -55,7 +55,7 @@ from ..compute import (
     spd_solve,
     split_threads,
 )
-from ._constants import F32_PATIENCE, GATHER_BYTES
+from ._constants import F32_PATIENCE, F32_ROUNDING, GATHER_BYTES
 from ._line_search import exact_step
 from ._result import SolverResult
 from ._rows import as_rows
@@ -181,15 +181,17 @@ class _State:
         """Gradients of the unconverged problems; returns the indices still to solve.
 
         Float32 rows' products round, and margins updated step by step from them drift:
-        where a problem's gradient stopped falling before it stops (Newton's steps then
-        chase that rounding, a tolerance below it), the margins are recomputed from the
+        where a problem's gradient stopped falling near that rounding's level
+        (``F32_ROUNDING`` of its scale) before it stops, Newton's steps chase the rounding
+        (a tolerance below it), and the margins are recomputed from the
         iterates and the gradients summed from float64 products (``exact=True``), and the
         test repeated on them: an iterative refinement, whose solution is the one float64
         products give on the stored features."""
         todo = np.flatnonzero(~self.converged)
         previous = self.gnorm[todo].copy()
         R, G, done = self._test(todo, tol)
-        stalled = ~done & (self.gnorm[todo] > 0.5 * previous)
+        stalled = (~done & (self.gnorm[todo] > 0.5 * previous)
+                   & (self.gnorm[todo] <= F32_ROUNDING * self.scale[todo]))
         if self.rows.dtype != np.float64 and stalled.any():
             m = self.rows.shape[1]
             if self.stale:
