@@ -56,18 +56,13 @@ def rmatmul(F, V, n_threads, exact=False):
     V = np.asarray(V, dtype=np.float64)
     Vf = V.astype(F.dtype, copy=False)
     parts = split_rows(F.shape[0], F.size * V.shape[1])
-    step = max(1, _UPCAST_BYTES // (8 * max(F.shape[1], 1)))
 
     def part(s):
         if F.dtype == np.float64:
             return F[s].T @ V[s]
         out = np.zeros((F.shape[1], V.shape[1]))
         if exact:
-            buf = np.empty((min(step, s.stop - s.start), F.shape[1]))
-            for start in range(s.start, s.stop, step):
-                rows = slice(start, min(start + step, s.stop))
-                chunk = buf[:rows.stop - rows.start]
-                chunk[...] = F[rows]
+            for rows, chunk in _float64_chunks(F, s):
                 out += chunk.T @ V[rows]
             return out
         for start in range(s.start, s.stop, _FLOAT32_SUM_ROWS):
@@ -101,18 +96,25 @@ def matmul(F, W, n_threads, exact=False):
 
 def _upcast_matmul(F, W, n_threads):
     out = np.empty((F.shape[0], W.shape[1]))
-    step = max(1, _UPCAST_BYTES // (8 * max(F.shape[1], 1)))
 
     def run(s):
-        buf = np.empty((min(step, s.stop - s.start), F.shape[1]))
-        for start in range(s.start, s.stop, step):
-            rows = slice(start, min(start + step, s.stop))
-            chunk = buf[:rows.stop - rows.start]
-            chunk[...] = F[rows]
+        for rows, chunk in _float64_chunks(F, s):
             np.matmul(chunk, W, out=out[rows])
 
     map_threads(run, split_rows(F.shape[0], F.size * W.shape[1]), n_threads)
     return out
+
+
+def _float64_chunks(F, s):
+    """Yield ``(rows, F[rows] in float64)`` over the row slice ``s``, ``_UPCAST_BYTES`` at a
+    time, into one reused buffer (each chunk is overwritten by the next)."""
+    step = max(1, _UPCAST_BYTES // (8 * max(F.shape[1], 1)))
+    buf = np.empty((min(step, s.stop - s.start), F.shape[1]))
+    for start in range(s.start, s.stop, step):
+        rows = slice(start, min(start + step, s.stop))
+        chunk = buf[:rows.stop - rows.start]
+        chunk[...] = F[rows]
+        yield rows, chunk
 
 
 def gram(F, n_threads):

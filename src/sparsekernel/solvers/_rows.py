@@ -8,7 +8,7 @@ only these things of its rows, and sees them only through a provider:
 ``margins(W, exact=False)``
     ``F W`` as float64, shape (n, k): margins or directions of k problems at once, each
     entry a sum of m products in the rows' precision; ``exact``: in float64 whatever it
-    (a solver refreshing the margins it has updated step by step before it stops).
+    (a solver refining where float32 rounding stalls it).
 ``gradient(V, grams=(), exact=False)``
     ``[F 1]^T V`` as float64, shape (m + 1, k), summed in float64 (``exact``: of float64
     products too, as for ``margins``): the loss part of k gradients (the last
@@ -176,8 +176,8 @@ class ArrayRows:
 class BlockRows:
     """The rows of a row-block object (``for rows, F_block in blocks``; :mod:`._blocks`),
     one block at a time: nothing of size n x m is held beyond one block and one gather
-    of ``gather_bytes``. Blocks may be dense or CSR; every product accumulates in float64
-    (float32 dense blocks a cache-sized chunk at a time, :func:`~sparsekernel.compute.matmul`)."""
+    of ``gather_bytes``. Blocks may be dense or CSR; sums over rows accumulate in float64
+    (:func:`~sparsekernel.compute.rmatmul`)."""
 
     def __init__(self, blocks, gather_bytes=GATHER_BYTES):
         self.blocks = blocks
@@ -314,20 +314,21 @@ class NamespaceRows:
             yield rows, xp.astype(self.F[rows, :], wide)
 
     def margins(self, W, exact=False):
-        # (always as exact as the device's widest float allows: its copies are cheap there)
+        # (always as exact as the device's widest float allows; one transfer to the host)
+        xp = self.backend.xp
         Wd = self.backend.asarray(np.asarray(W, dtype=np.float64), self.backend.widest_float())
-        out = np.empty((self.shape[0], Wd.shape[1]))
-        for rows, F in self._wide_chunks():
-            out[rows] = to_numpy(F @ Wd)
-        return out
+        parts = [F @ Wd for _, F in self._wide_chunks()]
+        out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
+        return np.asarray(to_numpy(out), dtype=np.float64)
 
     def gradient(self, V, grams=(), exact=False):
         V = np.asarray(V, dtype=np.float64)
-        wide = self.backend.widest_float()
-        FtV = np.zeros((self.shape[1], V.shape[1]))
+        Vd = self.backend.asarray(V, self.backend.widest_float())
+        FtV = None
         for rows, F in self._wide_chunks():
-            FtV += to_numpy(F.T @ self.backend.asarray(V[rows], wide))
-        out = np.vstack([FtV, V.sum(axis=0)])
+            part = F.T @ Vd[rows, :]
+            FtV = part if FtV is None else FtV + part
+        out = np.vstack([np.asarray(to_numpy(FtV), dtype=np.float64), V.sum(axis=0)])
         for request in grams:
             self.add_gram(*request)
         return out
