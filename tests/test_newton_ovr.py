@@ -5,7 +5,7 @@ import pytest
 
 from sparsekernel.compute._threads import map_threads, row_slices, thread_budget, thread_plan
 from sparsekernel.solvers import SquaredSmoothHinge, newton_armijo
-from sparsekernel.solvers._line_search import exact_step, exact_step_sorted
+from sparsekernel.solvers._line_search import exact_step, exact_steps, line_terms
 from sparsekernel.solvers.newton_ovr import newton_ovr
 
 
@@ -41,9 +41,9 @@ def test_fewer_active_rows_than_features_take_the_row_space_system(k, monkeypatc
     F, Y, sw = _problem(n=80, m=120, k=max(k, 2), seed=3)
     Y = Y[:, :k]
     taken = []
-    dual = module._State._dual_direction
-    monkeypatch.setattr(module._State, "_dual_direction",
-                        lambda self, rows, *a: taken.append(len(rows)) or dual(self, rows, *a))
+    take = module.HingeRows.take
+    monkeypatch.setattr(module.HingeRows, "take",
+                        lambda self, *a: taken.append(len(A := take(self, *a))) or A)
     results = newton_ovr(F, Y, C=10.0, sample_weight=sw, tol=1e-12)
     assert taken and max(taken) < 80
     for j, res in enumerate(results):
@@ -220,7 +220,7 @@ def test_max_iter_reports_not_converged():
 
 
 @pytest.mark.parametrize("scale", [0.05, 1.0, 20.0])
-def test_exact_step_is_the_line_minimum(scale):
+def test_exact_step_is_the_line_minimum(scale, monkeypatch):
     """Minimum on either side of t = 1 (the step tries t = 1 first and, when the root is
     below it, sorts only the breakpoints below 1)."""
     rng = np.random.default_rng(6)
@@ -236,12 +236,51 @@ def test_exact_step_is_the_line_minimum(scale):
         return 0.5 * np.sum((z + t * d) ** 2) + 0.5 * np.sum(cs * np.maximum(r - t * c, 0) ** 2)
 
     t = exact_step(r, c, cs, z @ d, d @ d)
+    from sparsekernel.solvers import _line_search as line_search
+
     assert (t > 1.0) == (scale < 1.0)
     grid = np.linspace(0, 3 * max(t, 1.0), 20001)
     assert phi(t) <= min(phi(g) for g in grid) + 1e-9
-    # the sorted breakpoints (the fallback, also when Newton runs out of tries) agree
-    assert exact_step_sorted(r, c, cs, z @ d, d @ d) == pytest.approx(t, rel=1e-12)
-    assert exact_step(r, c, cs, z @ d, d @ d, max_tries=0) == pytest.approx(t, rel=1e-12)
+    # the sorted breakpoints agree, and so does bisection alone (the fallback)
+    assert _sorted_step(r, c, cs, z @ d, d @ d) == pytest.approx(t, rel=1e-12)
+    monkeypatch.setattr(line_search, "MAX_TRIES", 0)
+    assert exact_step(r, c, cs, z @ d, d @ d) == pytest.approx(t, rel=1e-12)
+
+
+def test_exact_steps_of_many_lines_at_once_are_each_lines_step():
+    """k lines searched together (a cluster's rows: one pass of sums per trial for all of
+    them) give each line's own step."""
+    rng = np.random.default_rng(3)
+    n, k = 300, 5
+    r, c = rng.standard_normal((n, k)), rng.standard_normal((n, k))
+    cs = rng.uniform(0.5, 2, n)
+    zd, dd = -np.abs(rng.standard_normal(k)) - 50.0, rng.uniform(1, 3, k)
+    w = cs[:, None] * c
+    joint = exact_steps(lambda T, P: line_terms(r, c, w, T, P), zd, dd)
+    for j in range(k):
+        assert joint[j] == pytest.approx(exact_step(r[:, j], c[:, j], cs, zd[j], dd[j]),
+                                         rel=1e-12)
+        assert joint[j] == pytest.approx(_sorted_step(r[:, j], c[:, j], cs, zd[j], dd[j]),
+                                         rel=1e-9)
+
+
+def _sorted_step(r, c, cs, zd, dd):
+    """The reference: the line minimum from every breakpoint, sorted."""
+    act0 = r > 0
+    a0 = zd - np.sum((cs * c * r)[act0])
+    b0 = dd + np.sum((cs * c * c)[act0])
+    leave, enter = act0 & (c > 0), ~act0 & (c < 0)
+    ev = leave | enter
+    with np.errstate(over="ignore"):
+        t_ev = r[ev] / c[ev]
+    sign = np.where(leave[ev], 1.0, -1.0)
+    order = np.argsort(t_ev, kind="stable")
+    t_ev, w = t_ev[order], (cs * c)[ev][order]
+    a = np.concatenate([[a0], a0 + np.cumsum(sign[order] * w * r[ev][order])])
+    b = np.concatenate([[b0], b0 - np.cumsum(sign[order] * w * c[ev][order])])
+    hit = np.flatnonzero(a[:-1] + b[:-1] * t_ev >= 0)
+    seg = hit[0] if hit.size else len(t_ev)
+    return float(-a[seg] / b[seg]) if b[seg] > 0 else 0.0
 
 
 def test_exact_step_agrees_with_sorting_on_many_lines():
@@ -254,7 +293,7 @@ def test_exact_step_agrees_with_sorting_on_many_lines():
         zd, dd = z @ d, d @ d
         t = exact_step(r, c, cs, zd, dd)
         assert t >= 0
-        assert t == pytest.approx(max(exact_step_sorted(r, c, cs, zd, dd), 0.0),
+        assert t == pytest.approx(max(_sorted_step(r, c, cs, zd, dd), 0.0),
                                   rel=1e-9, abs=1e-12)
 
 

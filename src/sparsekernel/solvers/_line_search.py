@@ -2,69 +2,105 @@
 
 Along a Newton direction the objective 1/2 ||z + t d||^2 + 1/2 sum_i cs_i max(0, r_i - t c_i)^2
 is a piecewise quadratic in t with an increasing, piecewise linear derivative: its minimum
-is found exactly, not by backtracking.
+is found exactly, not by backtracking. The search needs of the rows only sums at trial
+steps (:func:`line_terms`), so rows held in parts (a cluster's chunks) answer it with a sum
+of their parts' terms and never send a row.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["exact_step", "exact_step_sorted"]
+__all__ = ["exact_step", "exact_steps", "line_terms"]
+
+#: Newton steps on the derivative before the search falls back to bisection, and the
+#: bisections then taken (the bracket halves each time: to float64's resolution).
+MAX_TRIES, BISECTIONS = 20, 64
 
 
-def exact_step(r, c, cs, zd, dd, max_tries=20):
-    """argmin_t>=0 of 1/2 ||z + t d||^2 + 1/2 sum cs_i max(0, r_i - t c_i)^2.
+def line_terms(r, c, w, T, P):
+    """The rows' part of the line search at the trial steps ``T``.
 
-    The derivative ``zd + t dd - sum cs_i c_i max(0, r_i - t c_i)`` is continuous, piecewise
+    Parameters
+    ----------
+    r, c, w : ndarray of shape (n, k)
+        Residuals at t = 0, their slopes along the direction, and ``cs * c``, for k lines.
+    T, P : ndarray of shape (q, k)
+        Trial steps, and for each the step whose active rows it is compared with (NaN:
+        none).
+
+    Returns
+    -------
+    ndarray of shape (3, q, k)
+        ``sum_act w (r - t c)``, ``sum_act w c`` (act: the rows with r - t c > 0 at t in
+        T) and the number of rows whose side differs at T and at P.
+    """
+    out = np.zeros((3,) + T.shape)
+    for q, j in np.ndindex(T.shape):  # (dot products of the active rows: BLAS's sums)
+        slack = r[:, j] - T[q, j] * c[:, j]
+        act = slack > 0
+        wa = w[act, j]
+        out[0, q, j] = wa @ slack[act]
+        out[1, q, j] = wa @ c[act, j]
+        if not np.isnan(P[q, j]):
+            out[2, q, j] = np.count_nonzero((r[:, j] - P[q, j] * c[:, j] > 0) != act)
+    return out
+
+
+def exact_steps(terms, zd, dd, start=None):
+    """argmin_{t >= 0} of each line's 1/2 ||z + t d||^2 + 1/2 sum cs_i max(0, r_i - t c_i)^2.
+
+    The derivative ``zd + t dd - sum_act cs_i c_i (r_i - t c_i)`` is continuous, piecewise
     linear and increasing; its breakpoints are where rows change side. Newton's method on
     it, from the Newton step's t = 1 and kept inside the bracket of the root, lands on the
-    root's segment in a few O(n) passes (the rows active at the new t are those of the
-    segment it solved: then the root is exact). Sorting every breakpoint (the fallback,
-    :func:`exact_step_sorted`) cost more than the rest of an iteration on small data.
+    root's segment in a few passes over the rows (when the rows active at the new t are
+    those of the segment it solved, the root is exact); after MAX_TRIES of them the
+    bracket is bisected. A direction that does not descend gets t = 0.
+
+    Parameters
+    ----------
+    terms : callable
+        ``terms(T, P)``: :func:`line_terms` of the rows (summed over their parts).
+    zd, dd : ndarray of shape (k,)
+        ``z . d`` and ``d . d`` of each line.
+    start : ndarray of shape (3, 2, k), optional
+        ``terms`` at t = 0 and t = 1, when the caller has them.
+
+    Returns
+    -------
+    ndarray of shape (k,)
     """
-    w = cs * c
-    lo, hi = 0.0, np.inf
-    slack = r  # at t = 0
-    act = slack > 0
-    if zd - w[act] @ slack[act] >= 0:  # not a descent direction: stay
-        return 0.0
-    t = 1.0
-    for _ in range(max_tries):
-        slack = r - t * c
-        act = slack > 0
-        wa = w[act]
-        a = zd + t * dd - wa @ slack[act]  # phi'(t)
-        if a == 0.0:
-            return t
-        lo, hi = (t, hi) if a < 0 else (lo, t)
-        t_new = t - a / (dd + wa @ c[act])  # the root of t's segment
-        if not lo < t_new < hi:
-            t_new = 0.5 * (lo + hi) if np.isfinite(hi) else 2.0 * t
-        elif np.array_equal(r - t_new * c > 0, act):  # the same segment: exact
-            return float(t_new)
-        t = t_new
-    return exact_step_sorted(r, c, cs, zd, dd)
+    zd, dd = np.asarray(zd, dtype=np.float64), np.asarray(dd, dtype=np.float64)
+    k = len(zd)
+    if start is None:
+        start = terms(np.array([np.zeros(k), np.ones(k)]), np.full((2, k), np.nan))
+    A, B, _ = start
+    steps = np.where(zd - A[0] >= 0, 0.0, np.nan)  # not a descent direction: stay
+    t, lo, hi = np.ones(k), np.zeros(k), np.full(k, np.inf)
+    a, b = zd + dd - A[1], dd + B[1]  # phi'(1) and its slope
+    for tries in range(MAX_TRIES + BISECTIONS):
+        steps[np.isnan(steps) & (a == 0.0)] = t[np.isnan(steps) & (a == 0.0)]
+        todo = np.isnan(steps)
+        if not todo.any():
+            break
+        lo, hi = np.where(todo & (a < 0), t, lo), np.where(todo & (a > 0), t, hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_new = t - a / b  # the root of t's segment
+        inside = (lo < t_new) & (t_new < hi) & (tries < MAX_TRIES)
+        t_new = np.where(inside, t_new, np.where(np.isfinite(hi), 0.5 * (lo + hi), 2.0 * t))
+        t_new = np.where(todo, t_new, t)
+        compare = np.where(inside & todo, t, np.nan)
+        A, B, changed = (x[0] for x in terms(t_new[None], compare[None]))
+        exact = todo & inside & (changed == 0)  # the same segment: exact
+        steps[exact] = t_new[exact]
+        t, a, b = t_new, zd + t_new * dd - A, dd + B
+    left = np.isnan(steps)
+    steps[left] = 0.5 * (lo[left] + np.where(np.isfinite(hi[left]), hi[left], lo[left]))
+    return steps
 
 
-def exact_step_sorted(r, c, cs, zd, dd):
-    """:func:`exact_step` by sorting the breakpoints: the segment where the derivative
-    crosses zero."""
-    act0 = r > 0
-    a0 = zd - np.sum((cs * c * r)[act0])
-    b0 = dd + np.sum((cs * c * c)[act0])
-    leave = act0 & (c > 0)
-    enter = ~act0 & (c < 0)
-    ev = leave | enter
-    with np.errstate(over="ignore"):  # |c| tiny: the row changes side at t = inf, harmless
-        t_ev = r[ev] / c[ev]
-    sign = np.where(leave[ev], 1.0, -1.0)
-    order = np.argsort(t_ev, kind="stable")
-    t_ev = t_ev[order]
-    w = (cs * c)[ev][order]
-    a = np.concatenate([[a0], a0 + np.cumsum(sign[order] * w * r[ev][order])])
-    b = np.concatenate([[b0], b0 - np.cumsum(sign[order] * w * c[ev][order])])
-    # phi'(t_e) from the segment to its left; the root lies in the first segment where >= 0.
-    at_break = a[:-1] + b[:-1] * t_ev
-    hit = np.flatnonzero(at_break >= 0)
-    seg = hit[0] if hit.size else len(t_ev)
-    return float(-a[seg] / b[seg]) if b[seg] > 0 else 0.0
+def exact_step(r, c, cs, zd, dd):
+    """:func:`exact_steps` for one line whose rows are these arrays (shape (n,))."""
+    r, c = np.asarray(r)[:, None], np.asarray(c)[:, None]
+    w = cs[:, None] * c
+    return float(exact_steps(lambda T, P: line_terms(r, c, w, T, P), [zd], [dd])[0])

@@ -25,6 +25,14 @@ only these things of its rows, and sees them only through a provider:
 ``every(stride)``
     The provider of rows 0, stride, 2 stride, ...: a warm start's sample, kept where the
     rows are (a copy in memory; on a cluster, each partition's share on its worker).
+``state(cls, Y, s)``
+    The solver's per-row state ``cls(Y, s)`` (targets, weights, margins: e.g.
+    :class:`~sparsekernel.solvers.newton_ovr.HingeRows`) kept where the rows are, one
+    beside each part of them: a :class:`LocalState` for rows in this process. Its calls
+    ``state(op, *args)`` run ``cls.op(rows_of_the_part, *args)`` on every part and return
+    the sum; ``gram(H, ...)`` adds the parts' squares into H, ``take(...)`` stacks the
+    parts' rows, ``every(stride)`` is the state of the provider's ``every(stride)``. What
+    the solver and the rows exchange is then m-, (m + 1) x k- and (m + 1)^2-sized sums.
 ``square(size, diagonal=0.0)``
     A float64 (size, size) matrix, ``diagonal`` on its diagonal and 0 elsewhere, where
     ``add_gram`` sums: a NumPy array for rows in memory, streamed or on a cluster (whose
@@ -59,12 +67,51 @@ from ..compute import (
 from ._blocks import as_row_blocks
 from ._constants import GATHER_BYTES
 
-__all__ = ["PROVIDER_MEMBERS", "ArrayRows", "BlockRows", "NamespaceRows", "as_rows",
-           "host_square", "is_provider"]
+__all__ = ["PROVIDER_MEMBERS", "ArrayRows", "BlockRows", "LocalState", "NamespaceRows",
+           "as_rows", "host_square", "is_provider"]
 
 
 #: What makes an object a provider (besides ``shape`` and ``dtype``).
-PROVIDER_MEMBERS = ("margins", "gradient", "add_gram", "take", "every", "square")
+PROVIDER_MEMBERS = ("margins", "gradient", "add_gram", "take", "every", "square", "state")
+
+
+class LocalState:
+    """A solver's per-row state beside rows held in this process: one part, all the rows.
+
+    Parameters
+    ----------
+    rows : provider
+        The rows (:class:`ArrayRows`, :class:`BlockRows`, :class:`NamespaceRows`).
+    state : object
+        Their state (``HingeRows(Y, s)``), whose methods take ``rows`` first.
+    """
+
+    def __init__(self, rows, state):
+        self.rows, self.state = rows, state
+        self.shape, self.dtype = rows.shape, rows.dtype
+        self.gather_bytes, self.square = rows.gather_bytes, rows.square
+
+    def __call__(self, op, *args):
+        return getattr(self.state, op)(self.rows, *args)
+
+    def gram(self, H, *args):
+        return self.state.gram(self.rows, H, *args)
+
+    def take(self, *args):
+        return self.state.take(self.rows, *args)
+
+    def every(self, stride):
+        return LocalState(self.rows.every(stride), self.state.every(0, stride))
+
+    def close(self):
+        """(Nothing is held elsewhere.)"""
+
+
+class _InProcess:
+    """The ``state`` member of the providers of rows held in this process."""
+
+    def state(self, cls, Y, s=None):
+        return LocalState(self, cls(Y, s))
 
 
 def host_square(size, diagonal=0.0):
@@ -88,7 +135,7 @@ def as_rows(F, threads=None, gather_bytes=GATHER_BYTES):
     return BlockRows(as_row_blocks(F), gather_bytes)
 
 
-class ArrayRows:
+class ArrayRows(_InProcess):
     """The rows of a stored dense array (float32 or float64): products split by rows over
     ``threads`` (default the plan's), Gram sums gathered ``gather_bytes`` at a time."""
 
@@ -173,7 +220,7 @@ class ArrayRows:
         return H
 
 
-class BlockRows:
+class BlockRows(_InProcess):
     """The rows of a row-block object (``for rows, F_block in blocks``; :mod:`._blocks`),
     one block at a time: nothing of size n x m is held beyond one block and one gather
     of ``gather_bytes``. Blocks may be dense or CSR; sums over rows accumulate in float64
@@ -269,7 +316,7 @@ def _dense(A):
     return A.toarray() if sp.issparse(A) else np.asarray(A)
 
 
-class NamespaceRows:
+class NamespaceRows(_InProcess):
     """The rows of a dense array of an array-API namespace, on its device (a GPU's memory).
 
     Every product with the n rows runs on the device, and so do the solver's squares

@@ -56,11 +56,11 @@ from ..compute import (
     split_threads,
 )
 from ._constants import F32_PATIENCE, F32_ROUNDING, GATHER_BYTES
-from ._line_search import exact_step
+from ._line_search import exact_steps, line_terms
 from ._result import SolverResult
 from ._rows import as_rows
 
-__all__ = ["newton_ovr", "newton_ovr_bytes"]
+__all__ = ["HingeRows", "newton_ovr", "newton_ovr_bytes"]
 
 #: Rows gathered at a time into the active rows' system (:meth:`_State._dual_direction`).
 _DUAL_CHUNK = 1024
@@ -81,13 +81,15 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
         Hessians of a float32 solve that stalls or needs a jitter; the Hessians, the
         margins and the iterates are float64), seen only through a row provider
         (:mod:`sparsekernel.solvers._rows`): a dense array's rows in memory, anything
-        else's block by block (a stored CSR matrix, features recomputed from a kernel).
-    Y : ndarray of shape (n, k)
-        Targets in {-1, +1}, one column per problem.
+        else's block by block (a stored CSR matrix, features recomputed from a kernel), a
+        cluster's rows where they are.
+    Y : array of shape (n, k)
+        Targets in {-1, +1}, one column per problem: an ndarray, or what the provider
+        keeps beside its rows (a dask array chunked as a cluster's rows).
     C : float
         Loss weight.
-    sample_weight : ndarray of shape (n,), optional
-        Non-negative weights s_i shared by the problems.
+    sample_weight : array of shape (n,), optional
+        Non-negative weights s_i shared by the problems (of the same kind as ``Y``).
     tol : float
         A problem has converged when ``||grad||_inf <= tol * max(1, ||grad at 0||_inf)``, or
         when a full Newton step left its active set unchanged (then it is exactly optimal).
@@ -113,68 +115,195 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
         One per column of ``Y``: ``coef`` = w, ``intercept`` = b.
     """
     n_threads = planned_threads() if n_threads is None else max(1, int(n_threads))
-    state = _State(as_rows(F, n_threads, gather_bytes), Y, C, sample_weight, n_threads,
-                   hessian_bytes)
-    history = []
-    with blas_threads(1):
-        stride = _warm_stride(*F.shape)
-        if stride:
-            state.warm_start(stride, tol, max_iter)
-        for it in range(max_iter + 1):
-            todo = state.check(tol)
-            if not todo.size or it == max_iter:
-                break
-            n_active = state.step(todo, state.directions(todo))
-            history.append({"n_iter": it + 1, "n_unconverged": int(todo.size),
-                            "n_active": n_active})
-            if callback is not None:
-                callback(history[-1])
-    return state.results(tol, history)
+    state = as_rows(F, n_threads, gather_bytes).state(HingeRows, Y, sample_weight)
+    try:
+        return _Newton(state, Y.shape[1], C, n_threads, hessian_bytes).solve(
+            tol, max_iter, callback)
+    finally:
+        state.close()
 
 
-class _State:
-    """Iterates, margins and active sets of the k problems."""
+class HingeRows:
+    """The per-row state of k squared-hinge problems on one set of rows.
 
-    def __init__(self, rows, Y, C, sample_weight, n_threads, hessian_bytes):
-        self.rows, self.C, self.threads = rows, float(C), n_threads
-        self.gather_bytes = rows.gather_bytes
-        n, m = rows.shape
+    Targets ``Y`` (n, k) in {-1, +1}, weights ``s``, margins ``f``; during an iteration the
+    residuals ``R`` of the problems under test (``todo``), the margins ``U`` of their
+    directions, and for each problem whose Hessian the solver keeps, the rows that Hessian
+    was summed over (``kept``). Each method is one piece of the solver's work on these rows:
+    it takes their provider ``F`` (the features) and returns a sum over the rows of m,
+    (m + 1) x k, (m + 1)^2 or k values, so that rows held in parts (a cluster's chunks) keep
+    one of these beside each part and add the parts' results
+    (:meth:`~sparsekernel.solvers._rows.ArrayRows.state`). The methods named in
+    ``UPDATES`` change the state; they rebind its arrays rather than writing into them, so
+    that a part's previous state stays valid (a cluster recomputes a lost part from it).
+    """
+
+    UPDATES = frozenset({"refresh", "test", "select", "keep", "direction", "advance"})
+
+    def __init__(self, Y, s=None):
         self.Y = np.asarray(Y, dtype=np.float64)
-        self.s = (np.ones(n) if sample_weight is None
-                  else np.asarray(sample_weight, dtype=np.float64))
-        k = self.Y.shape[1]
-        self.Z = np.zeros((m + 1, k))
+        n, k = self.Y.shape
+        self.s = np.ones(n) if s is None else np.asarray(s, dtype=np.float64)
         self.f = np.zeros((n, k))
-        self.stale = False  # f updated from float32 products since it was last exact
-        self.active = None  # the active sets the last Hessians were built on
+        self.todo = self.R = self.U = None
+        self.kept = {}
+
+    def every(self, start, stride):
+        """The state of rows start, start + stride, ... (their targets and weights)."""
+        return HingeRows(self.Y[start::stride], self.s[start::stride])
+
+    def refresh(self, F, Z, exact=False):
+        """Margins from the iterates Z ((m + 1) x k)."""
+        m = F.shape[1]
+        self.f = F.margins(Z[:m], exact) + Z[m]
+
+    def scale(self, F, C):
+        """The loss part of the gradients at zero, ``[F 1]^T (-C s Y)``."""
+        return F.gradient(-C * self.s[:, None] * self.Y)
+
+    def test(self, F, todo, C, exact=False):
+        """The loss part of problems ``todo``'s gradients; keeps their residuals."""
+        R = 1.0 - self.Y[:, todo] * self.f[:, todo]
+        V = np.where(R > 0, R, 0.0) * (-C * self.s)[:, None] * self.Y[:, todo]
+        self.todo, self.R = todo, R
+        return F.gradient(V, exact=exact)
+
+    def select(self, F, cols):
+        """Keep the tested problems ``cols`` (of ``todo``), those still to solve."""
+        self.todo, self.R = self.todo[cols], self.R[:, cols]
+
+    def _active(self):
+        return (self.R > 0) & (self.s > 0)[:, None]
+
+    def counts(self, F, js):
+        """For each tested problem (problem ``js[col]``): its active rows, the rows where
+        its active set differs from the first problem's, and the rows that changed side
+        since its kept Hessian (its active rows when it has none)."""
+        active = self._active()
+        changed = [np.count_nonzero(active[:, col] != self.kept[j]) if j in self.kept
+                   else np.count_nonzero(active[:, col]) for col, j in enumerate(js)]
+        return np.array([np.count_nonzero(active, axis=0),
+                         np.count_nonzero(active != active[:, :1], axis=0), changed])
+
+    def gram(self, F, H, col, j, C, threads=None, dtype=None):
+        """``H += [F 1]_A^T diag(C s_A) [F 1]_A`` over problem ``col``'s active rows A, or,
+        with ``j``, the update of problem j's kept Hessian: its rows that entered A
+        added, those that left it subtracted. ``H`` None: a zero square."""
+        if H is None:
+            H = np.zeros((F.shape[1] + 1,) * 2)
+        active, cs = self._active()[:, col], C * self.s
+        if j is None:
+            return F.add_gram(H, cs, np.flatnonzero(active), 1.0, threads, dtype)
+        was = self.kept[j]
+        F.add_gram(H, cs, np.flatnonzero(active & ~was), 1.0, threads, dtype)
+        return F.add_gram(H, cs, np.flatnonzero(was & ~active), -1.0, threads, dtype)
+
+    def keep(self, F, js, cols):
+        """Problems ``js`` keep Hessians summed over the active rows of ``cols`` (a col
+        of None: problem j keeps none)."""
+        kept, active = dict(self.kept), self._active()
+        for j, col in zip(js, cols, strict=True):
+            if col is None:
+                kept.pop(j, None)
+            else:
+                kept[j] = active[:, col]
+        self.kept = kept
+
+    def take(self, F, col, C):
+        """Problem ``col``'s active rows, ``[F 1]_A`` scaled by ``sqrt(C s_A)``."""
+        rows = np.flatnonzero(self._active()[:, col])
+        A = np.empty((len(rows), F.shape[1] + 1))
+        for start in range(0, len(rows), _DUAL_CHUNK):  # no gathered copy of all the rows
+            part = rows[start:start + _DUAL_CHUNK]
+            A[start:start + len(part), :-1] = F.take(part)
+        A[:, -1] = 1.0
+        A *= np.sqrt(C * self.s[rows])[:, None]
+        return A
+
+    def direction(self, F, D, C):
+        """The margins of the directions D ((m + 1) x len(todo)), and :meth:`line` at
+        t = 0 and t = 1."""
+        m = F.shape[1]
+        self.U = F.margins(D[:m]) + D[m]
+        k = D.shape[1]
+        return self.line(F, np.array([np.zeros(k), np.ones(k)]), np.full((2, k), np.nan), C)
+
+    def line(self, F, T, P, C):
+        """:func:`~sparsekernel.solvers._line_search.line_terms` of the tested problems'
+        lines."""
+        c = self.Y[:, self.todo] * self.U
+        return line_terms(self.R, c, (C * self.s)[:, None] * c, T, P)
+
+    def advance(self, F, t):
+        """The margins moved by steps ``t`` along the directions; for each tested problem
+        its active rows and those that changed side in the step."""
+        f = self.f.copy()
+        f[:, self.todo] += t * self.U
+        active = (self.Y[:, self.todo] * f[:, self.todo] < 1.0) & (self.s > 0)[:, None]
+        out = np.array([np.count_nonzero(active, axis=0),
+                        np.count_nonzero(active != self._active(), axis=0)])
+        self.f, self.U = f, None
+        return out
+
+    def loss(self, F, C):
+        """``C/2 sum_i s_i max(0, 1 - Y_ij f_ij)^2`` of every problem."""
+        r = np.maximum(1.0 - self.Y * self.f, 0.0)
+        return 0.5 * C * (self.s @ (r * r))
+
+
+class _Newton:
+    """The iterates of the k problems, their Hessians and stopping state; the per-row state
+    is the rows' (``P``: a :class:`HingeRows` beside each part of them, reached through
+    their provider)."""
+
+    def __init__(self, P, k, C, n_threads, hessian_bytes):
+        self.P, self.C, self.threads = P, float(C), n_threads
+        m = P.shape[1]
+        self.Z = np.zeros((m + 1, k))
+        self.stale = False  # margins updated from float32 products since last exact
         self.exact = np.zeros(k, dtype=bool)  # a unit step kept the active set
         self.converged = np.zeros(k, dtype=bool)
         self.n_iter = np.zeros(k, dtype=int)
         self.scale = None
         self.warmed = False  # started from a sample's solution (warm_start)
         self.gnorm = np.full(k, np.inf)
-        self.hessians = {}  # problem -> (H, the active rows it was built on, exact)
-        self.gram_dtype = rows.dtype  # of the Hessians' products (_solve_system)
+        self.hessians = {}  # problem -> (H, exact, shared)
+        self.gram_dtype = P.dtype  # of the Hessians' products (_solve_system)
         self.keep_hessians = k * 8.0 * (m + 1) ** 2 <= hessian_bytes
         self.hessian_bytes = hessian_bytes
+
+    def solve(self, tol, max_iter, callback=None):
+        history = []
+        with blas_threads(1):
+            stride = _warm_stride(*self.P.shape)
+            if stride:
+                self.warm_start(stride, tol, max_iter)
+            for it in range(max_iter + 1):
+                todo = self.check(tol)
+                if not todo.size or it == max_iter:
+                    break
+                n_active = self.step(todo, self.directions(todo))
+                history.append({"n_iter": it + 1, "n_unconverged": int(todo.size),
+                                "n_active": n_active})
+                if callback is not None:
+                    callback(history[-1])
+        return self.results(tol, history)
 
     def warm_start(self, stride, tol, max_iter):
         """Start from the solution on every ``stride``-th row; the stopping scale stays
         that of the gradient at zero, as from a cold start."""
-        n, m = self.rows.shape
-        rows = slice(None, None, stride)
-        sub_F = self.rows.every(stride)
-        sub = newton_ovr(sub_F, self.Y[rows], self.C * n / sub_F.shape[0], self.s[rows],
-                         tol=max(tol, 1e-2), max_iter=max_iter, n_threads=self.threads,
-                         hessian_bytes=self.hessian_bytes, gather_bytes=self.gather_bytes)
-        if hasattr(sub_F, "close"):  # (rows held elsewhere: released there)
-            sub_F.close()
-        del sub_F
-        self.Z = np.array([np.append(r.coef, r.intercept) for r in sub]).T
-        self.f = self.rows.margins(self.Z[:m]) + self.Z[m]
-        self.stale = self.rows.dtype != np.float64
-        grad0 = self.rows.gradient(-self.C * self.s[:, None] * self.Y)
-        self.scale = np.maximum(1.0, np.abs(grad0).max(axis=0))
+        n, m = self.P.shape
+        sub = self.P.every(stride)
+        try:
+            solver = _Newton(sub, self.Z.shape[1], self.C * n / sub.shape[0], self.threads,
+                             self.hessian_bytes)
+            solver.solve(max(tol, 1e-2), max_iter)
+        finally:
+            sub.close()
+        self.Z = solver.Z
+        self.P("refresh", self.Z)
+        self.stale = self.P.dtype != np.float64
+        self.scale = np.maximum(1.0, np.abs(self.P("scale", self.C)).max(axis=0))
         self.warmed = True
 
     def check(self, tol):
@@ -189,24 +318,23 @@ class _State:
         products give on the stored features."""
         todo = np.flatnonzero(~self.converged)
         previous = self.gnorm[todo].copy()
-        R, G, done = self._test(todo, tol)
+        G, done = self._test(todo, tol)
         stalled = (~done & (self.gnorm[todo] > 0.5 * previous)
                    & (self.gnorm[todo] <= F32_ROUNDING * self.scale[todo]))
-        if self.rows.dtype != np.float64 and stalled.any():
-            m = self.rows.shape[1]
+        if self.P.dtype != np.float64 and stalled.any():
             if self.stale:
-                self.f = self.rows.margins(self.Z[:m], exact=True) + self.Z[m]
+                self.P("refresh", self.Z, True)
                 self.stale = False
-            R, G, done = self._test(todo, tol, exact=True)
+            G, done = self._test(todo, tol, exact=True)
         self.converged[todo[done]] = True
-        self.G, self.R = G[:, ~done], R[:, ~done]
+        if done.any() and not done.all():  # the rows keep the problems still to solve
+            self.P("select", np.flatnonzero(~done))
+        self.G = G[:, ~done]
         return todo[~done]
 
     def _test(self, todo, tol, exact=False):
-        """``(R, G, done)``: residuals, gradients and the stopping test of ``todo``."""
-        R = 1.0 - self.Y[:, todo] * self.f[:, todo]
-        V = np.where(R > 0, R, 0.0) * (-self.C * self.s)[:, None] * self.Y[:, todo]
-        G = self.Z[:, todo] + self.rows.gradient(V, exact=exact)
+        """``(G, done)``: gradients and the stopping test of ``todo``."""
+        G = self.Z[:, todo] + self.P("test", todo, self.C, exact)
         gnorm = np.abs(G).max(axis=0)
         if self.scale is None:
             self.scale = np.maximum(1.0, gnorm)
@@ -214,7 +342,7 @@ class _State:
         done = (gnorm <= tol * self.scale[todo]) | self.exact[todo]
         if self.warmed:  # a sample's solution is not the whole data's: one full step at least
             done &= self.n_iter[todo] > 0
-        return R, G, done
+        return G, done
 
     def directions(self, todo):
         """Newton directions (m + 1, len(todo)): one shared system while the problems'
@@ -222,81 +350,75 @@ class _State:
         w = 0), else one system per problem, the problems side by side (or, when fewer
         than the threads, each split by rows). A single problem (binary classification)
         thus updates its Hessian by the rows that changed side, as each class does."""
-        active = (self.R > 0) & (self.s > 0)[:, None]
-        self.step_active = active
-        cs = self.C * self.s
+        P, threads = self.P, self.threads
+        kept = [j if j in self.hessians else -1 for j in todo]
+        n_act, differ, changed = P("counts", kept)
         if self.n_iter[todo].max() >= F32_PATIENCE:
             self.gram_dtype = np.dtype(np.float64)  # (_solve_system)
         first = not self.n_iter[todo].any()
-        if first and (active == active[:, :1]).all() and not any(j in self.hessians for j in todo):
-            rows = np.flatnonzero(active[:, 0])
-
+        if first and not differ.any() and not any(j in self.hessians for j in todo):
             def build():
-                return self._hessian(cs, rows, self.threads)
+                return P.gram(self._square(), 0, None, self.C, threads, self.gram_dtype)
 
             # One factorization, which the threads share.
-            D, H, exact = self._solve_system(build(), self._exact(), -self.G, build,
-                                             self.threads)
+            D, H, exact = self._solve_system(build(), self._exact(), -self.G, build, threads)
             if self.keep_hessians:  # shared: the first update copies it (_hessian_of)
-                self.hessians = dict.fromkeys(todo.tolist(), (H, active[:, 0], exact, True))
+                self.hessians = dict.fromkeys(todo.tolist(), (H, exact, True))
+                P("keep", todo.tolist(), [0] * len(todo))
             return D
-        side, inner, _ = split_threads(len(todo), self.threads)
-        plans = [self._plan(j, active[:, col]) for col, j in enumerate(todo)]
+        side, inner, _ = split_threads(len(todo), threads)
+        plans = [self._plan(j, n_act[col], changed[col]) for col, j in enumerate(todo)]
 
         def solve(col):
-            j, act = todo[col], active[:, col]
-            rows = np.flatnonzero(act)
+            j = todo[col]
             if plans[col][0]:
                 self.hessians.pop(j, None)
-                return self._dual_direction(rows, cs, -self.G[:, col], inner)
+                return self._dual_direction(col, -self.G[:, col], inner)
 
             def build():
-                return self._hessian(cs, rows, inner)
+                return P.gram(self._square(), col, None, self.C, inner, self.gram_dtype)
 
-            H, exact = self._hessian_of(j, act, cs, inner, build)
+            H, exact = self._hessian_of(j, col, changed[col] < n_act[col], inner, build)
             # Side by side, each problem has the one BLAS thread of the plan; a problem
             # alone sums its rows on all the threads, and factors on them from
             # LONE_SOLVE_MIN (_solve_threads).
             d, H, exact = self._solve_system(H, exact, -self.G[:, col], build, inner)
             if self.keep_hessians:
-                self.hessians[j] = (H, act, exact, False)
+                self.hessians[j] = (H, exact, False)
             return d
 
         costs = [plan[1] for plan in plans]  # the largest systems first, on a free thread
-        return np.column_stack(map_balanced(solve, range(len(todo)), costs, side))
+        D = np.column_stack(map_balanced(solve, range(len(todo)), costs, side))
+        P("keep", todo.tolist(), [col if j in self.hessians else None
+                                  for col, j in enumerate(todo)])
+        return D
 
-    def _plan(self, j, act):
+    def _square(self):
+        return self.P.square(self.P.shape[1] + 1, 1.0)
+
+    def _plan(self, j, n_act, changed):
         """``(dual, flops)`` for problem j's direction: whether it costs fewer flops through
         the active rows' own (n_act-square) system (:meth:`_dual_direction`) than through
         its Hessian (a rebuild from every active row or an update by the rows that changed
         side, then an (m+1)-square Cholesky), and the flops of the cheaper. The dual only
         when the gathered rows fit ``gather_bytes``."""
-        m1, n_act = self.rows.shape[1] + 1, int(np.count_nonzero(act))
-        summed = n_act
-        prev = self.hessians.get(j)
-        if prev is not None:
-            summed = min(n_act, int(np.count_nonzero(act != prev[1])))
+        m1 = self.P.shape[1] + 1
+        summed = min(n_act, changed) if j in self.hessians else n_act
         half = 0.5 if self.gram_dtype == np.float32 else 1.0  # float32: twice the SIMD lanes
         primal = half * summed * m1 * m1 / 2 + m1 ** 3 / 3
-        if not 0 < n_act <= m1 or 8.0 * n_act * m1 > self.gather_bytes:
+        if not 0 < n_act <= m1 or 8.0 * n_act * m1 > self.P.gather_bytes:
             return False, primal  # (its memory: a gather buffer and the (m+1)^2 squares)
         dual = n_act * n_act * m1 / 2 + n_act ** 3 / 3
         return dual < primal, min(dual, primal)
 
-    def _dual_direction(self, rows, cs, rhs, threads):
+    def _dual_direction(self, col, rhs, threads):
         """``H^-1 rhs`` for ``H = I + A^T A``, ``A = diag(sqrt(cs)) [F 1]`` on the active
         rows, by Woodbury: ``rhs - A^T (I + A A^T)^-1 A rhs``. With fewer active rows than
         basis functions (small data, large C, late iterations) the row-space system is the
         smaller one to sum and factor (as with the full basis, m = n, once many rows have left
         the margin); its eigenvalues are >= 1, so float64 and no jitter."""
-        m = self.rows.shape[1]
-        A = np.empty((len(rows), m + 1))
-        for start in range(0, len(rows), _DUAL_CHUNK):  # no gathered copy of all the rows
-            part = rows[start:start + _DUAL_CHUNK]
-            A[start:start + len(part), :m] = self.rows.take(part)
-        A[:, m] = 1.0
-        A *= np.sqrt(cs[rows])[:, None]
-        with _solve_threads(threads, len(rows)):  # (BLAS threads spin between calls)
+        A = self.P.take(col, self.C)
+        with _solve_threads(threads, len(A)):  # (BLAS threads spin between calls)
             K = A @ A.T
             K[np.diag_indices(len(K))] += 1.0
             u = spd_solve(K, A @ rhs)[0]
@@ -327,54 +449,40 @@ class _State:
         with _solve_threads(threads, H.shape[0]):
             return spd_solve(H, rhs)[0], H, True
 
-    def _hessian_of(self, j, act, cs, n_threads, rebuild):
-        """Problem j's Hessian on its active rows ``act`` and whether it is exact (float64
-        sums): the previous one updated by the rows that entered or left when they are
-        fewer than the active rows (late iterations change a few rows), else ``rebuild()``."""
+    def _hessian_of(self, j, col, update, n_threads, rebuild):
+        """Problem j's Hessian on its active rows and whether it is exact (float64 sums):
+        the previous one updated by the rows that entered or left when ``update`` (they
+        are fewer than the active rows, as in late iterations), else ``rebuild()``."""
         prev = self.hessians.pop(j, None)  # (updated in place: not kept if this fails)
         if prev is None:
             return rebuild(), self._exact()
-        H_prev, act_prev, exact_prev, shared = prev
-        enter, leave = np.flatnonzero(act & ~act_prev), np.flatnonzero(act_prev & ~act)
-        if len(enter) + len(leave) >= np.count_nonzero(act) or (self._exact() and not exact_prev):
+        H_prev, exact_prev, shared = prev
+        if not update or (self._exact() and not exact_prev):
             return rebuild(), self._exact()
         dtype = self.gram_dtype
         H = copy_array(H_prev) if shared else H_prev
-        self.rows.add_gram(H, cs, enter, 1.0, n_threads, dtype)
-        self.rows.add_gram(H, cs, leave, -1.0, n_threads, dtype)
+        self.P.gram(H, col, j, self.C, n_threads, dtype)
         return H, exact_prev and dtype == np.float64
-
-    def _hessian(self, cs, rows, threads):
-        """``I + [F 1]_rows^T diag(cs_rows) [F 1]_rows`` (float64; its lower triangle, the
-        upper one zero), summed in the Hessians' current precision, where the provider
-        keeps its squares (the host, or the rows' device)."""
-        H = self.rows.square(self.rows.shape[1] + 1, 1.0)
-        return self.rows.add_gram(H, cs, rows, 1.0, threads, self.gram_dtype)
 
     def step(self, todo, D):
         """Exact line search along D for each problem; update iterates and margins."""
-        m = self.rows.shape[1]
-        U = self.rows.margins(D[:m]) + D[m]
-        self.stale |= self.rows.dtype != np.float64
-        n_active = 0
-        for col, j in enumerate(todo):
-            c = self.Y[:, j] * U[:, col]
-            t = exact_step(self.R[:, col], c, self.C * self.s, self.Z[:, j] @ D[:, col],
-                            D[:, col] @ D[:, col])
-            self.Z[:, j] += t * D[:, col]
-            self.f[:, j] += t * U[:, col]
-            new_active = (self.Y[:, j] * self.f[:, j] < 1.0) & (self.s > 0)
-            self.exact[j] = (abs(t - 1.0) <= 1e-9
-                             and np.array_equal(new_active, self.step_active[:, col]))
-            n_active += int(new_active.sum())
-            self.n_iter[j] += 1
-        return n_active
+        P = self.P
+        start = P("direction", D, self.C)  # (the line's terms at t = 0 and t = 1)
+        self.stale |= P.dtype != np.float64
+        t = exact_steps(lambda T, Q: P("line", T, Q, self.C),
+                        np.einsum("ij,ij->j", self.Z[:, todo], D),
+                        np.einsum("ij,ij->j", D, D), start)
+        self.Z[:, todo] += t * D
+        n_active, changed = P("advance", t)
+        self.exact[todo] = (np.abs(t - 1.0) <= 1e-9) & (changed == 0)
+        self.n_iter[todo] += 1
+        return int(n_active.sum())
 
     def results(self, tol, history):
+        loss = self.P("loss", self.C)
         out = []
         for j in range(self.Z.shape[1]):
-            r = np.maximum(1.0 - self.Y[:, j] * self.f[:, j], 0.0)
-            obj = 0.5 * self.Z[:, j] @ self.Z[:, j] + 0.5 * self.C * (self.s @ (r * r))
+            obj = 0.5 * self.Z[:, j] @ self.Z[:, j] + loss[j]
             status = "converged" if self.converged[j] else "max_iter"
             out.append(SolverResult(
                 coef=self.Z[:-1, j].copy(), intercept=float(self.Z[-1, j]), objective=obj,
