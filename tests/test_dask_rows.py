@@ -306,9 +306,12 @@ def test_the_landmark_sample_is_uniform_over_the_chunks():
 
     X = np.arange(40_000, dtype=float).reshape(-1, 2)  # row i holds 2i, 2i + 1
     sizes = (1_000, 9_000, 4_000, 6_000)
-    ids, rows = sample_rows(da.from_array(X, chunks=(sizes, -1)), 2_000, random_state=0)
+    y = da.from_array(np.arange(20_000.0), chunks=(sizes,))
+    ids, rows, labels = sample_rows(da.from_array(X, chunks=(sizes, -1)), 2_000,
+                                    random_state=0, y=y)
     assert len(ids) == 2_000 == len(np.unique(ids))
     np.testing.assert_array_equal(rows, X[ids])
+    np.testing.assert_array_equal(labels, ids)
     counts = np.histogram(ids, bins=np.r_[0, np.cumsum(sizes)])[0]
     share = np.array(sizes) / sum(sizes)
     spread = 5 * np.sqrt(2_000 * share * (1 - share))
@@ -377,14 +380,14 @@ def test_a_worker_killed_during_the_fit_gives_the_same_model():
         killed, deadline = None, time.monotonic() + 60
         while killed is None and time.monotonic() < deadline and thread.is_alive():
             for address, keys in client.processing().items():
-                if any(str(k).startswith("_pass") for k in keys):
+                if any(str(k).startswith("_state_op") for k in keys):
                     os.kill(pids[address], signal.SIGKILL)
                     killed = address
                     break
             time.sleep(0.002)
         running = thread.is_alive()
         thread.join(timeout=120)
-        assert killed is not None and running, "no gradient pass was seen running"
+        assert killed is not None and running, "no solver pass was seen running"
         assert "error" not in result, result.get("error")
         undisturbed = LowRankSVC(**params).fit(Xd, yd)
     np.testing.assert_allclose(result["model"].decision_function(X),
@@ -450,7 +453,7 @@ def test_a_cluster_without_workers_ends_the_fit_with_a_clear_error(monkeypatch):
         thread, result = _fit_in_thread(model, Xd, yd)
         gone, deadline = False, time.monotonic() + 60
         while not gone and time.monotonic() < deadline and thread.is_alive():
-            if any(str(k).startswith("_pass") for keys in client.processing().values()
+            if any(str(k).startswith("_state_op") for keys in client.processing().values()
                    for k in keys):
                 cluster.scale(0)
                 gone = True
@@ -482,7 +485,7 @@ def test_an_interrupted_fit_cancels_its_tasks_and_leaves_the_estimator(client, m
 
     gc.collect()  # (futures of earlier tests in reference cycles: not this fit's)
     earlier = client.run_on_scheduler(keys)
-    monkeypatch.setattr(newton_ovr._State, "step", interrupt)
+    monkeypatch.setattr(newton_ovr._Newton, "step", interrupt)
     with pytest.raises(KeyboardInterrupt):
         model.fit(Xd, y)
     np.testing.assert_array_equal(model.coef_, before)

@@ -25,7 +25,7 @@ from ..base import (
 )
 from ..basis import make_kernel
 from ..solvers import MomentAccumulator
-from ..utils import Interval, check_sample_weight
+from ..utils import Interval
 
 
 class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEstimator):
@@ -111,7 +111,7 @@ def dask_kernel_moments(est, X, sample_weight, wide=False):
     data.set_features_in(est)
     kern = est._fit_basis(data.sample, gamma=data.gamma, n_rows=data.X.shape[0])
     data.basis_from_rows(est)
-    sw = check_sample_weight(data.sample_weight, data.X.shape[0])
+    sw = data.weights()
     Z = est.basis_.astype(np.float64) if wide else est.basis_
     with data.rows(est, functools.partial(kernel_rows, kern, Z), Z.shape[0],
                    np.result_type(data.sample.dtype, Z.dtype, np.float32)) as rows:

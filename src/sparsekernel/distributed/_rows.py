@@ -1,45 +1,54 @@
-"""The rows of a dask collection as a solver's row provider: features kept on the workers.
+"""The rows of a dask collection as a solver's row provider: rows and per-row state kept on
+the workers.
 
 A model fitted on a dask array or dataframe is the single-machine model: the same solver
 (:mod:`sparsekernel.solvers.newton_ovr`) sees the rows through the provider interface of
 :mod:`sparsekernel.solvers._rows`, and :class:`DaskRows` is that interface over the
 collection's row chunks. Each chunk's features ``F_p = transform(X_p)`` are computed on
-the worker that holds ``X_p`` and stay there; every member is a map over the chunks and a
-sum (a tree of additions on the workers), so what crosses the network per call is
+the worker that holds ``X_p`` and stay there, and so do the labels, weights and the
+solver's per-row state (:meth:`DaskRows.state`: one state object beside each chunk,
+e.g. :class:`~sparsekernel.solvers.newton_ovr.HingeRows` with its targets, weights,
+margins and active sets). Every call is a map over the chunks and a sum (a tree of
+additions on the workers), so what crosses the network per call is
 
-- ``margins(W)``: W (m x k) to the workers, ``F_p W`` (n_p x k) back;
-- ``gradient(V, grams)``: ``V_p`` (n_p x k) and each Gram request's weights and rows to the
-  workers, one (m + 1) x k gradient and one (m + 1)^2 square per request back;
-- ``add_gram``: the weights and rows out, one (m + 1)^2 square back;
-- ``take(rows)``: those rows of F (a small active set);
-- ``every(stride)``: nothing: each chunk's share of the sample is sliced on its worker;
-- ``reduce(fn, combine, ...)`` (not part of the solvers' interface): one summary per chunk,
-  folded on the workers (a closed-form model's moments).
+- ``state(op, ...)``: the op's arguments (iterates or directions, (m + 1) x k) to the
+  workers, one sum back: a gradient ((m + 1) x k), counts or line-search terms (k
+  values per trial step);
+- ``state.gram(H, ...)``: one (m + 1)^2 square back;
+- ``state.take(...)``: the rows of a small active set (the row-space system);
+- ``every(stride)``: nothing: each chunk's share of a sample is sliced on its worker;
+- ``reduce(fn, combine, ...)``: one summary per chunk, folded on the workers (a
+  closed-form model's moments).
 
-Never a row of X or of F otherwise. The solver's per-row state (margins, residuals,
-targets: a few float64 n x k arrays) lives on the client; that, and the m-square systems, are
-the client's memory.
+Never a row of X, of F or of the per-row state otherwise: the client holds O(m^2 k) of
+the solver and the landmark sample, whatever n is. The members ``margins``,
+``gradient`` and ``add_gram`` (n x k values each way) remain for solvers whose per-row
+state is still the client's (:func:`~sparsekernel.solvers.newton_armijo`,
+:func:`~sparsekernel.solvers.logistic_newton`).
 
 Every function that runs on a worker is module-level and works on one chunk with one
 thread (``ArrayRows(F_p, threads=1)``): a worker runs as many chunk tasks at once as it has
-threads. A chunk whose worker dies is recomputed from its lineage (the collection's graph),
-so the sums, and the model, are the same.
+threads. A state changed by the solver is a new task's result (:class:`DaskState`), so a
+chunk whose worker dies is recomputed from its lineage (the collection's graph, the
+iterates sent since), and the sums, and the model, are the same.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import is_classifier
+from sklearn.utils.class_weight import compute_class_weight
 
 from ..solvers._constants import GATHER_BYTES
 from ..solvers._rows import ArrayRows, host_square
 from ..utils import check_sample_weight, parse_memory_budget, seed_from
 from ._cluster import NO_DASHBOARD, gather, import_distributed
 
-__all__ = ["DASK_SAMPLE", "DaskInput", "DaskRows", "dask_client", "kernel_rows",
+__all__ = ["DASK_SAMPLE", "DaskInput", "DaskRows", "DaskState", "dask_client", "kernel_rows",
            "read_libsvm", "row_chunks", "sample_rows", "scale_gamma"]
 
 #: Rows of a dask collection the landmarks are chosen on (drawn from every chunk): enough
@@ -160,61 +169,90 @@ def scale_gamma(X):
     return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
 
 
-def sample_rows(X, size, random_state):
+def sample_rows(X, size, random_state, y=None):
     """About ``size`` rows drawn at random from all the rows (all of them when there are
-    fewer), each chunk giving its own: ``(indices, rows)``, the global row numbers (sorted)
-    and those rows (an ndarray, or a CSR matrix for CSR chunks)."""
+    fewer), each chunk giving its own: ``(indices, rows, labels)``, the global row numbers
+    (sorted), those rows (an ndarray, or a CSR matrix for CSR chunks) and their values of
+    ``y`` (a dask array chunked as X's rows; None without it)."""
     import dask
 
     n = X.shape[0]
     rows = np.sort(np.random.default_rng(random_state).choice(n, size=min(size, n),
                                                               replace=False))
     offsets = np.r_[0, np.cumsum(X.chunks[0])]
+    blocks = X.to_delayed().ravel()
+    labels = [None] * len(blocks) if y is None else y.to_delayed().ravel()
     picks = []
-    for block, lo, hi in zip(X.to_delayed().ravel(), offsets[:-1], offsets[1:], strict=True):
+    for block, lab, lo, hi in zip(blocks, labels, offsets[:-1], offsets[1:], strict=True):
         a, b = np.searchsorted(rows, [lo, hi])
         if b > a:
-            picks.append(dask.delayed(_take)(block, rows[a:b] - lo))
+            picks.append(dask.delayed(_take_both)(block, lab, rows[a:b] - lo))
     parts = dask.compute(*picks)
-    return rows, (sp.vstack(parts, format="csr") if sp.issparse(parts[0])
-                  else np.concatenate(parts))
+    Xs = [p[0] for p in parts]
+    return rows, (sp.vstack(Xs, format="csr") if sp.issparse(Xs[0]) else np.concatenate(Xs)), \
+        (None if y is None else np.concatenate([p[1] for p in parts]))
 
 
 class DaskInput:
     """A fit's dask input, prepared on the client: X by row chunks (:func:`row_chunks`),
-    ``y`` and ``sample_weight`` as NumPy arrays (one value per row), ``gamma`` resolved
-    from every row when it is 'scale' (else None: the estimator's own), and a sample of
-    ``sample_size`` rows drawn uniformly from all rows for the basis (``ids``, ``sample``;
-    every row, in order, when there are no more)."""
+    ``y`` and ``sample_weight`` as dask arrays chunked as X's rows (never brought to the
+    client), ``gamma`` resolved from every row when it is 'scale' (else None: the
+    estimator's own), and a sample of ``sample_size`` rows drawn uniformly from all rows
+    for the basis (``ids``, ``sample``, their labels ``sample_y``; every row, in order,
+    when there are no more)."""
 
     def __init__(self, est, X, y, sample_weight, sample_size=None):
         sample_size = DASK_SAMPLE if sample_size is None else sample_size
         self.X = row_chunks(X)
-        n = self.X.shape[0]
-        self.y, self.sample_weight = _values(y), _values(sample_weight)
-        for name, values in (("y", self.y), ("sample_weight", self.sample_weight)):
-            if values is not None and values.shape[:1] != (n,):
-                raise ValueError(f"X has {n} rows but {name} has {len(values)} values.")
+        self.y, self.sample_weight = (_along(a, self.X, name) for a, name in
+                                      ((y, "y"), (sample_weight, "sample_weight")))
         self.feature_names = (np.asarray(X.columns, dtype=object) if hasattr(X, "columns")
                               else None)
         gamma = getattr(est, "gamma", None)
         self.gamma = scale_gamma(self.X) if isinstance(gamma, str) and gamma == "scale" \
             else None
-        self.ids, self.sample = sample_rows(self.X, sample_size,
-                                            seed_from(getattr(est, "random_state", None)))
+        self.ids, self.sample, self.sample_y = sample_rows(
+            self.X, sample_size, seed_from(getattr(est, "random_state", None)), self.y)
 
     def targets(self, est):
-        """What a fit of ``est`` needs of the labels, as its in-memory ``fit`` derives it:
-        ``(Y, sw, y_enc)``, the +-1 one-vs-rest columns, weights times class weights and
-        encoded labels of a classifier (``classes_`` set), or a regressor's one target
-        column, weights and None. Sets ``n_features_in_`` (:meth:`set_features_in`)."""
+        """What a fit of ``est`` needs of the labels, as its in-memory ``fit`` derives it,
+        as dask arrays chunked as X's rows: ``(Y, sw, y_enc)``, the +-1 one-vs-rest columns,
+        weights times class weights and encoded labels of a classifier (``classes_`` set
+        from a reduction over the chunks), or a regressor's one target column, weights and
+        None. Sets ``n_features_in_`` (:meth:`set_features_in`)."""
         self.set_features_in(est)
         if not is_classifier(est):
-            Y = np.asarray(self.y, dtype=np.float64)[:, None]
-            return Y, check_sample_weight(self.sample_weight, len(Y)), None
-        est._set_classes(self.y)
-        y_enc = est._encode(self.y)
-        return est._targets(y_enc), est._weights(self.y, self.sample_weight), y_enc
+            Y = self.y.astype(np.float64)[:, None]
+            return Y, self.weights(), None
+        import dask.array as da
+
+        est._set_classes(da.unique(self.y).compute())
+        k = len(est.classes_)
+        y_enc = self.y.map_blocks(_encode, est.classes_, dtype=np.intp)
+        Y = y_enc.map_blocks(_one_vs_rest, k, dtype=np.float64, new_axis=1,
+                             chunks=(y_enc.chunks[0], (est._n_problems,)))
+        class_weight = getattr(est, "class_weight", None)
+        weights = None
+        if class_weight is not None:
+            counts = da.bincount(y_enc, minlength=k).compute()
+            weights = (len(self.y) / (k * counts) if class_weight == "balanced"
+                       else compute_class_weight(class_weight, classes=est.classes_,
+                                                 y=est.classes_))
+        return Y, self.weights(y_enc, weights), y_enc
+
+    def weights(self, y_enc=None, class_weights=None):
+        """``sample_weight`` (validated chunk by chunk on the workers; 1 without it) times
+        the ``class_weights`` of ``y_enc``, a dask array chunked as X's rows."""
+        import dask.array as da
+
+        sw = self.sample_weight
+        if sw is None and class_weights is None:
+            return da.ones(self.X.shape[0], chunks=self.X.chunks[0])
+        if sw is None:
+            return y_enc.map_blocks(_class_weights, class_weights, dtype=np.float64)
+        if class_weights is None:
+            return sw.map_blocks(_checked_weights, dtype=np.float64)
+        return sw.map_blocks(_checked_weights, y_enc, class_weights, dtype=np.float64)
 
     def set_features_in(self, est):
         """``n_features_in_`` (and ``feature_names_in_`` for a dataframe) on ``est``."""
@@ -249,19 +287,29 @@ class DaskInput:
             close()
 
 
+def _along(a, X, name):
+    """``a`` (a dask array or series, an array-like or None) as a dask array chunked as
+    X's rows."""
+    if a is None:
+        return None
+    import dask.array as da
+
+    if hasattr(a, "to_dask_array"):  # a dask Series: its partitions, lengths known
+        a = a.to_dask_array(lengths=True)
+    elif not hasattr(a, "dask"):
+        a = np.asarray(a)
+    n = X.shape[0]
+    if a.shape[:1] != (n,):
+        raise ValueError(f"X has {n} rows but {name} has {len(np.ravel(a))} values.")
+    if not hasattr(a, "dask"):
+        return da.from_array(a, chunks=(X.chunks[0],) + a.shape[1:])
+    return a.rechunk({0: X.chunks[0]})
+
+
 def kernel_rows(kernel, Z, X_chunk):
     """K(X_chunk, Z): the reduced features of a chunk (with ``functools.partial``, a
     ``transform`` for :class:`DaskRows`)."""
     return kernel(X_chunk, Z)
-
-
-def _values(a):
-    """A dask array / series (or an array-like, or None) as a NumPy array on the client."""
-    if a is None:
-        return None
-    if hasattr(a, "compute"):
-        a = a.compute()
-    return np.asarray(a)
 
 
 class DaskRows:
@@ -378,13 +426,35 @@ class DaskRows:
             taken[idx] = part
         return taken
 
+    def state(self, cls, Y, s=None):
+        """The solver's per-row state ``cls(Y_p, s_p)`` beside each chunk, on its worker
+        (:class:`DaskState`); ``Y`` and ``s`` dask arrays chunked as the rows (or arrays,
+        sliced here; ``s`` None: weights 1)."""
+        return DaskState(self, self.client.map(_new_state, self.chunks_of(Y),
+                                               self.chunks_of(s), cls=cls, pure=False),
+                         cls.UPDATES)
+
+    def chunks_of(self, a):
+        """Per chunk of the rows, ``a``'s rows there: futures of a dask array's blocks
+        (chunked as the rows), slices of an array, or None throughout for None."""
+        if a is None:
+            return [None] * len(self.F)
+        if hasattr(a, "dask"):
+            sizes = tuple(int(b - a_) for a_, b in zip(self.offsets[:-1], self.offsets[1:],
+                                                       strict=True))
+            a = a.rechunk({0: sizes, **{d: -1 for d in range(1, a.ndim)}})
+            return self.client.compute(list(a.to_delayed().ravel()))
+        return [a[s] for s in self._slices()]
+
     def reduce(self, fn, combine, *row_arrays):
         """``combine`` over the chunks of ``fn(F_p, *(a[rows of p] for a in row_arrays))``,
         folded on the workers in a tree (None results left out): a one-pass summary of
-        the rows, such as the reduced LS-SVM's moments."""
-        tasks = [self.client.submit(_apply, fn, F, self._fmap, *(a[s] for a in row_arrays),
+        the rows, such as the reduced LS-SVM's moments. ``row_arrays``: dask arrays
+        chunked as the rows, or arrays (sliced here)."""
+        parts = [self.chunks_of(a) for a in row_arrays]
+        tasks = [self.client.submit(_apply, fn, F, self._fmap, *(a[p] for a in parts),
                                     pure=False)
-                 for F, s in zip(self.F, self._slices(), strict=True)]
+                 for p, F in enumerate(self.F)]
         while len(tasks) > 1:
             tasks = [self.client.submit(_fold, combine, *tasks[i:i + _FAN_IN], pure=False)
                      for i in range(0, len(tasks), _FAN_IN)]
@@ -393,11 +463,11 @@ class DaskRows:
     def _gather(self, futures):
         return gather(self.client, futures, self.what)
 
-    def _sum(self, tasks):
-        """The elementwise sum of the tasks' results, added up on the workers in a tree;
-        gathered once."""
+    def _sum(self, tasks, add=None):
+        """The elementwise sum of the tasks' results (``add``, default :func:`_add`),
+        added up on the workers in a tree; gathered once."""
         while len(tasks) > 1:
-            tasks = [self.client.submit(_add, *tasks[i:i + _FAN_IN], pure=False)
+            tasks = [self.client.submit(add or _add, *tasks[i:i + _FAN_IN], pure=False)
                      for i in range(0, len(tasks), _FAN_IN)]
         return self._gather(tasks)[0]
 
@@ -409,6 +479,64 @@ class DaskRows:
         for future in self.F:  # (the map's future may be shared with every(): dropped)
             future.release()
         self.F, self._fmap = [], None
+
+
+class DaskState:
+    """A solver's per-row state on a cluster: one state object beside each chunk of a
+    :class:`DaskRows`, on its worker (the per-row state of
+    :class:`~sparsekernel.solvers._rows.LocalState`, in parts).
+
+    A call maps the op over the chunks and sums the results on the workers; an op that
+    changes the state (named in the state class's ``UPDATES``) makes each chunk's new state
+    a new task's result from the previous one, so a lost chunk is recomputed along its
+    lineage. Only arguments and sums cross the network.
+    """
+
+    def __init__(self, rows, parts, updates):
+        self.rows, self.parts, self.updates = rows, parts, updates
+        self.shape, self.dtype = rows.shape, rows.dtype
+        self.gather_bytes, self.square = rows.gather_bytes, rows.square
+
+    def _map(self, op, args, update=False):
+        rows = self.rows
+        return rows.client.map(_state_op, rows.F, self.parts, fmap=rows._fmap, op=op,
+                               args=args, update=update, pure=False)
+
+    def __call__(self, op, *args):
+        rows = self.rows
+        if op not in self.updates:
+            return rows._sum(self._map(op, args), _plus)
+        self.parts = self._map(op, args, update=True)  # (the previous states: released)
+        return rows._sum(rows.client.map(_result_of, self.parts, pure=False), _plus)
+
+    def gram(self, H, col, j, C, threads=None, dtype=None):
+        """``H +=`` the chunks' (m + 1)^2 squares of the op ``gram``, each summed on its
+        worker's one thread."""
+        H += self.rows._sum(self._map("gram", (None, col, j, C, 1, dtype)), _plus)
+        return H
+
+    def take(self, *args):
+        """The chunks' rows of the op ``take``, stacked in row order."""
+        parts = self.rows._gather(self._map("take", args))
+        return np.vstack(parts)
+
+    def every(self, stride):
+        sub = self.rows.every(stride)
+        starts = [(-int(a)) % stride for a in self.rows.offsets[:-1]]
+        parts = self.rows.client.map(_every_state, self.parts, starts, stride=stride,
+                                     pure=False)
+        out = DaskState(sub, parts, self.updates)
+        out.close = lambda: (out._release(), sub.close())
+        return out
+
+    def _release(self):
+        for future in self.parts:
+            future.release()
+        self.parts = []
+
+    def close(self):
+        """Release the state held on the workers."""
+        self._release()
 
 
 def _any_in(rows, s):
@@ -469,6 +597,54 @@ def _pass(F, fmap, V, requests, exact=False):
     return grad, squares
 
 
+def _new_state(Y, s, cls):
+    return cls(_aligned(Y), None if s is None else _aligned(s))
+
+
+def _state_op(F, state, fmap, op, args, update):
+    """One chunk's part of a state op; an update returns the new state, its result kept
+    as ``state.result`` (the previous state is left as it was)."""
+    rows = ArrayRows(_features(F, fmap), threads=1)
+    if update:
+        state = copy.copy(state)
+    out = getattr(state, op)(rows, *(_aligned(a) for a in args))
+    if not update:
+        return out
+    state.result = out
+    return state
+
+
+def _result_of(state):
+    return state.result
+
+
+def _every_state(state, start, stride):
+    return state.every(start, stride)
+
+
+def _encode(y, classes):
+    return np.searchsorted(classes, y)
+
+
+def _one_vs_rest(y_enc, k):
+    if k == 2:
+        return np.where(y_enc == 1, 1.0, -1.0)[:, None]
+    return np.where(y_enc[:, None] == np.arange(k), 1.0, -1.0)
+
+
+def _class_weights(y_enc, weights):
+    return np.asarray(weights, dtype=np.float64)[y_enc]
+
+
+def _checked_weights(sw, y_enc=None, weights=None):
+    sw = check_sample_weight(sw, len(sw))
+    return sw if weights is None else sw * _class_weights(y_enc, weights)
+
+
+def _take_both(X_chunk, y_chunk, local):
+    return X_chunk[local], None if y_chunk is None else np.asarray(y_chunk)[local]
+
+
 def _slice(chunk, start, stride):
     return chunk[start::stride].copy()
 
@@ -500,6 +676,12 @@ def _fold(combine, *parts):
     for part in parts[1:]:
         out = combine(out, part)
     return out
+
+
+def _plus(*parts):
+    """The elementwise sum of arrays (None left out)."""
+    parts = [p for p in parts if p is not None]
+    return sum(parts[1:], parts[0].copy()) if parts else None
 
 
 def _add(*parts):

@@ -403,7 +403,8 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         data = DaskInput(self, X, y, sample_weight)
         Y, sw, y_enc = data.targets(self)
         kern, basis = self._fit_kernel_basis(data.sample,
-                                             None if y_enc is None else y_enc[data.ids],
+                                             None if y_enc is None
+                                             else self._encode(data.sample_y),
                                              gamma=data.gamma, n_rows=data.X.shape[0])
         data.basis_from_rows(self)
         fmap = nystrom_from_basis(kern, basis, "auto", "eigh")

@@ -113,7 +113,8 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
         data = DaskInput(self, X, y, sample_weight)
         Y, sw, y_enc = data.targets(self)
         labels = self._problem_labels if y_enc is not None else None
-        kern, _ = self._fit_kernel_basis(data.sample, None if y_enc is None else y_enc[data.ids],
+        kern, _ = self._fit_kernel_basis(data.sample, None if y_enc is None
+                                         else self._encode(data.sample_y),
                                          gamma=data.gamma, n_rows=data.X.shape[0])
         data.basis_from_rows(self)
         Z = self.basis_

@@ -203,12 +203,13 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
 
             data = DaskInput(self, X, y, sample_weight)
             _, sw, y_enc = data.targets(self)
-            fmap = self._fit_map(data.sample, y_enc[data.ids], "cholesky", gamma=data.gamma,
-                                 n_rows=data.X.shape[0])
+            fmap = self._fit_map(data.sample, self._encode(data.sample_y), "cholesky",
+                                 gamma=data.gamma, n_rows=data.X.shape[0])
             data.basis_from_rows(self)
             with data.rows(self, fmap.transform, fmap.n_components,
                            np.result_type(data.sample.dtype, np.float32)) as rows:
-                return self._solve(rows, y_enc, sw)
+                # (this solver's per-row state is the client's: labels and weights there)
+                return self._solve(rows, np.asarray(y_enc), np.asarray(sw))
         backend = backend_of(X)
         if not backend.is_numpy:  # features and solver products on X's device
             y_enc, _, sw, rows = self._fit_rows_on(backend, X, y, sample_weight, "cholesky")

@@ -332,8 +332,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         (``n_basis='auto'`` is sized on it; ``gamma='scale'`` comes from a reduction over
         all rows), the map is fitted on the client, and every chunk's features are computed
         and kept on its worker, where newton_ovr's products and Gram sums run
-        (:class:`~sparsekernel.distributed._rows.DaskRows`). Labels and weights, one value
-        per row, are brought to the client. Given the same basis (``basis=FixedBasis(Z)``)
+        (:class:`~sparsekernel.distributed._rows.DaskRows`), and so do the labels, weights
+        and the solver's per-row state. Given the same basis (``basis=FixedBasis(Z)``)
         and gamma, the model is the in-memory fit's to the solver's tolerance.
         """
         from ..distributed._rows import DaskInput
@@ -344,8 +344,8 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
                 f"on the workers' features); got loss={self.loss!r}.")
         data = DaskInput(self, X, y, sample_weight)
         Y, sw, y_enc = data.targets(self)
-        fmap = self._fit_map(data.sample, y_enc[data.ids], self.whitening, planned=True,
-                             gamma=data.gamma, n_rows=data.X.shape[0])
+        fmap = self._fit_map(data.sample, self._encode(data.sample_y), self.whitening,
+                             planned=True, gamma=data.gamma, n_rows=data.X.shape[0])
         data.basis_from_rows(self)
         with data.rows(self, fmap.transform, fmap.n_components,
                        fmap.dtype) as rows:
