@@ -116,6 +116,53 @@ def test_lowrank_on_a_dask_array_is_the_in_memory_model(client, n_classes, rng):
     assert isinstance(model.decision_function(Xd), da.Array)
 
 
+def _nbytes(value):
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, (tuple, list)):
+        return sum(map(_nbytes, value))
+    return 0 if value is None else 64
+
+
+@pytest.mark.parametrize("class_weight", [None, "balanced", {0: 3.0}])
+def test_newton_on_a_cluster_keeps_every_per_row_value_on_the_workers(client, monkeypatch,
+                                                                      class_weight):
+    """Labels, weights and the solver's per-row state stay with the chunks: the fit never
+    calls the provider's per-row members (margins, gradient, add_gram: n x k values each
+    way), the largest result it gathers is the same at n and 4n rows (an (m + 1)^2 square at
+    most), class weights come from a reduction over the chunks, and the model is the
+    in-memory one."""
+    from sparsekernel.distributed import _rows
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a per-row member was called")
+
+    for member in ("margins", "gradient", "add_gram"):
+        monkeypatch.setattr(DaskRows, member, refuse)
+    largest, gather = [], _rows.gather
+
+    def recording(client, futures, what):
+        out = gather(client, futures, what)
+        largest[-1] = max(largest[-1], max(map(_nbytes, out)))
+        return out
+
+    monkeypatch.setattr(_rows, "gather", recording)
+    m = 40
+    for n in (3000, 12000):
+        X, y = make_classification(n_samples=n, n_features=6, n_informative=4, n_classes=3,
+                                   random_state=1)
+        params = dict(n_basis=m, basis=FixedBasis(X[:m]), gamma=0.3, C=10.0, tol=1e-10,
+                      class_weight=class_weight)
+        largest.append(0)
+        model = LowRankSVC(**params).fit(da.from_array(X, chunks=(1000, -1)),
+                                         da.from_array(y, chunks=1000))
+        ref = LowRankSVC(**params).fit(X, y)
+        a = ref.decision_function(X)
+        np.testing.assert_allclose(model.decision_function(X), a, rtol=1e-6,
+                                   atol=1e-6 * np.abs(a).max())
+    assert largest[0] == largest[1] <= 8 * (m + 1) ** 2
+
+
 @pytest.mark.parametrize("Estimator", [ReducedSVC, ReducedSVR])
 def test_reduced_svm_on_a_dask_array_is_the_in_memory_model(client, Estimator, rng):
     """ReducedSVC (newton_ovr) and ReducedSVR (newton_armijo) on K(X_p, Z) kept on the

@@ -498,9 +498,12 @@ class DaskState:
         self.gather_bytes, self.square = rows.gather_bytes, rows.square
 
     def _map(self, op, args, update=False):
+        """The op on every chunk; its arguments sent once (a task the chunks' tasks read,
+        so the scheduler holds one copy, recomputable as the map is)."""
         rows = self.rows
+        args = rows.client.submit(_identity, args, pure=False) if args else args
         return rows.client.map(_state_op, rows.F, self.parts, fmap=rows._fmap, op=op,
-                               args=args, update=update, pure=False)
+                               args=args, update=update, m=self.shape[1], pure=False)
 
     def __call__(self, op, *args):
         rows = self.rows
@@ -601,10 +604,27 @@ def _new_state(Y, s, cls):
     return cls(_aligned(Y), None if s is None else _aligned(s))
 
 
-def _state_op(F, state, fmap, op, args, update):
+class _ChunkRows:
+    """One chunk's rows for a state op, as an :class:`ArrayRows` on one thread whose
+    features are computed at their first use: an op that reads only the state (counts,
+    line-search terms) computes none."""
+
+    def __init__(self, F, fmap, m):
+        self._F, self._fmap, self.shape = F, fmap, (F.shape[0], m)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if "_rows" not in self.__dict__:
+            self._rows = ArrayRows(_features(self._F, self._fmap), threads=1)
+            self._F = None
+        return getattr(self._rows, name)
+
+
+def _state_op(F, state, fmap, op, args, update, m):
     """One chunk's part of a state op; an update returns the new state, its result kept
     as ``state.result`` (the previous state is left as it was)."""
-    rows = ArrayRows(_features(F, fmap), threads=1)
+    rows = _ChunkRows(F, fmap, m)
     if update:
         state = copy.copy(state)
     out = getattr(state, op)(rows, *(_aligned(a) for a in args))
