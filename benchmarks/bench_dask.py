@@ -20,10 +20,12 @@ machine (2 workers x 1 thread, the nanny holding BLAS to one thread per worker):
 - ``--methods``: which fits of the generated rows to run (``--methods dask`` alone for
   10^8 rows); ``--budget``: the Dask fit's ``memory_budget`` (per worker).
 
-Peak RSS is each worker's and the client process's (``ru_maxrss``): the client holds the
-labels and the solver's per-row state, the workers the rows and their features.
+Peak RSS is each worker's and the client process's (``ru_maxrss``): the workers hold the
+rows, their features, labels and the squared-hinge solver's per-row state; the client the
+landmark sample and the solver's (m + 1)-square systems, so its peak should not grow with
+the rows (``--rows 1000000,4000000 --methods dask``).
 
-Run: ``python benchmarks/bench_dask.py [--rows N] [--problem higgs-like] [--sets a9a,ijcnn1]
+Run: ``python benchmarks/bench_dask.py [--rows N[,N...]] [--problem higgs-like] [--sets a9a,ijcnn1]
 [--workers 1,2,4] [--weak R] [--methods fit_stream,in memory,dask] [--budget 4GB]
 [--quick]``. Writes
 benchmarks/results/dask/dask{,_quick}.json/.md (``--out`` another folder).
@@ -187,7 +189,9 @@ def generated_run(problem, method, n_rows, n_basis, n_test, budget=None):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--rows", default="1000000",
+                    help="generated rows; comma-separated for several sizes (each a fresh "
+                         "client process: e.g. 1000000,4000000 for the client's memory)")
     ap.add_argument("--sets", default="a9a,ijcnn1,w8a")
     ap.add_argument("--n-basis", type=int, default=300)
     ap.add_argument("--problem", default="checkerboard", choices=sorted(PROBLEMS),
@@ -205,7 +209,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="100,000 rows, ijcnn1 only")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    rows_n = 100_000 if args.quick else args.rows
+    sizes = [100_000] if args.quick else [int(r) for r in args.rows.split(",") if r]
+    rows_n = sizes[0]
     sets = ["ijcnn1"] if args.quick else [s for s in args.sets.split(",") if s]
     load = load_note()
     rows = []
@@ -214,11 +219,12 @@ def main(argv=None):
             out = run_isolated(real_run, name, method)
             rows.append({"data": name, "method": method, **out})
             print(rows[-1], flush=True)
-    for method in [m for m in args.methods.split(",") if m]:
-        out = run_isolated(generated_run, args.problem, method, rows_n, args.n_basis, 100_000,
-                           args.budget)
-        rows.append({"data": f"{args.problem} {rows_n:,}", "method": method, **out})
-        print(rows[-1], flush=True)
+    for n in sizes:
+        for method in [m for m in args.methods.split(",") if m]:
+            out = run_isolated(generated_run, args.problem, method, n, args.n_basis, 100_000,
+                               args.budget)
+            rows.append({"data": f"{args.problem} {n:,}", "method": method, **out})
+            print(rows[-1], flush=True)
     scaling = []
     for workers in [int(w) for w in args.workers.split(",") if w]:
         for kind, n in (("strong", rows_n), ("weak", args.weak * workers)):

@@ -463,9 +463,13 @@ class DaskRows:
     def _gather(self, futures):
         return gather(self.client, futures, self.what)
 
-    def _sum(self, tasks, add=None):
-        """The elementwise sum of the tasks' results (``add``, default :func:`_add`),
-        added up on the workers in a tree; gathered once."""
+    def _sum(self, tasks, add=None, first=None):
+        """The elementwise sum of the tasks' results (``add``, default :func:`_add`;
+        ``first`` for the tree's first level, which reads the tasks' results), added up on
+        the workers in a tree; gathered once."""
+        if first is not None:
+            tasks = [self.client.submit(first, *tasks[i:i + _FAN_IN], pure=False)
+                     for i in range(0, len(tasks), _FAN_IN)]
         while len(tasks) > 1:
             tasks = [self.client.submit(add or _add, *tasks[i:i + _FAN_IN], pure=False)
                      for i in range(0, len(tasks), _FAN_IN)]
@@ -510,7 +514,7 @@ class DaskState:
         if op not in self.updates:
             return rows._sum(self._map(op, args), _plus)
         self.parts = self._map(op, args, update=True)  # (the previous states: released)
-        return rows._sum(rows.client.map(_result_of, self.parts, pure=False), _plus)
+        return rows._sum(self.parts, _plus, _plus_results)
 
     def gram(self, H, col, j, C, threads=None, dtype=None):
         """``H +=`` the chunks' (m + 1)^2 squares of the op ``gram``, each summed on its
@@ -634,8 +638,8 @@ def _state_op(F, state, fmap, op, args, update, m):
     return state
 
 
-def _result_of(state):
-    return state.result
+def _plus_results(*states):
+    return _plus(*(state.result for state in states))
 
 
 def _every_state(state, start, stride):
@@ -699,8 +703,10 @@ def _fold(combine, *parts):
 
 
 def _plus(*parts):
-    """The elementwise sum of arrays (None left out)."""
+    """The elementwise sum of arrays, or of tuples of arrays (None left out)."""
     parts = [p for p in parts if p is not None]
+    if parts and isinstance(parts[0], tuple):
+        return tuple(_plus(*column) for column in zip(*parts, strict=True))
     return sum(parts[1:], parts[0].copy()) if parts else None
 
 

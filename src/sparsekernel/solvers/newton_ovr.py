@@ -138,7 +138,7 @@ class HingeRows:
     that a part's previous state stays valid (a cluster recomputes a lost part from it).
     """
 
-    UPDATES = frozenset({"refresh", "test", "select", "keep", "direction", "advance"})
+    UPDATES = frozenset({"refresh", "test", "select", "direction", "advance"})
 
     def __init__(self, Y, s=None):
         self.Y = np.asarray(Y, dtype=np.float64)
@@ -161,12 +161,13 @@ class HingeRows:
         """The loss part of the gradients at zero, ``[F 1]^T (-C s Y)``."""
         return F.gradient(-C * self.s[:, None] * self.Y)
 
-    def test(self, F, todo, C, exact=False):
-        """The loss part of problems ``todo``'s gradients; keeps their residuals."""
+    def test(self, F, todo, C, kept, exact=False):
+        """The loss part of problems ``todo``'s gradients, and their :meth:`counts` (with
+        ``kept``); keeps their residuals."""
         R = 1.0 - self.Y[:, todo] * self.f[:, todo]
         V = np.where(R > 0, R, 0.0) * (-C * self.s)[:, None] * self.Y[:, todo]
         self.todo, self.R = todo, R
-        return F.gradient(V, exact=exact)
+        return F.gradient(V, exact=exact), self.counts(kept)
 
     def select(self, F, cols):
         """Keep the tested problems ``cols`` (of ``todo``), those still to solve."""
@@ -175,7 +176,7 @@ class HingeRows:
     def _active(self):
         return (self.R > 0) & (self.s > 0)[:, None]
 
-    def counts(self, F, js):
+    def counts(self, js):
         """For each tested problem (problem ``js[col]``): its active rows, the rows where
         its active set differs from the first problem's, and the rows that changed side
         since its kept Hessian (its active rows when it has none)."""
@@ -198,7 +199,7 @@ class HingeRows:
         F.add_gram(H, cs, np.flatnonzero(active & ~was), 1.0, threads, dtype)
         return F.add_gram(H, cs, np.flatnonzero(was & ~active), -1.0, threads, dtype)
 
-    def keep(self, F, js, cols):
+    def _keep(self, js, cols):
         """Problems ``js`` keep Hessians summed over the active rows of ``cols`` (a col
         of None: problem j keeps none)."""
         kept, active = dict(self.kept), self._active()
@@ -220,9 +221,11 @@ class HingeRows:
         A *= np.sqrt(C * self.s[rows])[:, None]
         return A
 
-    def direction(self, F, D, C):
+    def direction(self, F, D, C, keep=((), ())):
         """The margins of the directions D ((m + 1) x len(todo)), and :meth:`line` at
-        t = 0 and t = 1."""
+        t = 0 and t = 1; ``keep``: the arguments of :meth:`_keep` (the Hessians the
+        solver kept while finding D)."""
+        self._keep(*keep)
         m = F.shape[1]
         self.U = F.margins(D[:m]) + D[m]
         k = D.shape[1]
@@ -268,6 +271,7 @@ class _Newton:
         self.warmed = False  # started from a sample's solution (warm_start)
         self.gnorm = np.full(k, np.inf)
         self.hessians = {}  # problem -> (H, exact, shared)
+        self.keep = ((), ())  # (problems, columns) whose Hessians the rows' state follows
         self.gram_dtype = P.dtype  # of the Hessians' products (_solve_system)
         self.keep_hessians = k * 8.0 * (m + 1) ** 2 <= hessian_bytes
         self.hessian_bytes = hessian_bytes
@@ -329,12 +333,14 @@ class _Newton:
         self.converged[todo[done]] = True
         if done.any() and not done.all():  # the rows keep the problems still to solve
             self.P("select", np.flatnonzero(~done))
-        self.G = G[:, ~done]
+        self.G, self.counts = G[:, ~done], self.counts[:, ~done]
         return todo[~done]
 
     def _test(self, todo, tol, exact=False):
         """``(G, done)``: gradients and the stopping test of ``todo``."""
-        G = self.Z[:, todo] + self.P("test", todo, self.C, exact)
+        kept = [j if j in self.hessians else -1 for j in todo]
+        G, self.counts = self.P("test", todo, self.C, kept, exact)
+        G = G + self.Z[:, todo]
         gnorm = np.abs(G).max(axis=0)
         if self.scale is None:
             self.scale = np.maximum(1.0, gnorm)
@@ -351,8 +357,7 @@ class _Newton:
         than the threads, each split by rows). A single problem (binary classification)
         thus updates its Hessian by the rows that changed side, as each class does."""
         P, threads = self.P, self.threads
-        kept = [j if j in self.hessians else -1 for j in todo]
-        n_act, differ, changed = P("counts", kept)
+        n_act, differ, changed = self.counts
         if self.n_iter[todo].max() >= F32_PATIENCE:
             self.gram_dtype = np.dtype(np.float64)  # (_solve_system)
         first = not self.n_iter[todo].any()
@@ -364,7 +369,7 @@ class _Newton:
             D, H, exact = self._solve_system(build(), self._exact(), -self.G, build, threads)
             if self.keep_hessians:  # shared: the first update copies it (_hessian_of)
                 self.hessians = dict.fromkeys(todo.tolist(), (H, exact, True))
-                P("keep", todo.tolist(), [0] * len(todo))
+                self.keep = (todo.tolist(), [0] * len(todo))
             return D
         side, inner, _ = split_threads(len(todo), threads)
         plans = [self._plan(j, n_act[col], changed[col]) for col, j in enumerate(todo)]
@@ -389,8 +394,8 @@ class _Newton:
 
         costs = [plan[1] for plan in plans]  # the largest systems first, on a free thread
         D = np.column_stack(map_balanced(solve, range(len(todo)), costs, side))
-        P("keep", todo.tolist(), [col if j in self.hessians else None
-                                  for col, j in enumerate(todo)])
+        self.keep = (todo.tolist(), [col if j in self.hessians else None
+                                     for col, j in enumerate(todo)])
         return D
 
     def _square(self):
@@ -467,7 +472,8 @@ class _Newton:
     def step(self, todo, D):
         """Exact line search along D for each problem; update iterates and margins."""
         P = self.P
-        start = P("direction", D, self.C)  # (the line's terms at t = 0 and t = 1)
+        start = P("direction", D, self.C, self.keep)  # (the line's terms at t = 0, 1)
+        self.keep = ((), ())
         self.stale |= P.dtype != np.float64
         t = exact_steps(lambda T, Q: P("line", T, Q, self.C),
                         np.einsum("ij,ij->j", self.Z[:, todo], D),
