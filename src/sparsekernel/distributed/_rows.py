@@ -703,10 +703,10 @@ def _fold(combine, *parts):
 
 
 def _plus(*parts):
-    """The elementwise sum of arrays, or of tuples of arrays (None left out)."""
+    """The elementwise sum of arrays, or of tuples or lists of them (None left out)."""
     parts = [p for p in parts if p is not None]
-    if parts and isinstance(parts[0], tuple):
-        return tuple(_plus(*column) for column in zip(*parts, strict=True))
+    if parts and isinstance(parts[0], (tuple, list)):
+        return type(parts[0])(_plus(*column) for column in zip(*parts, strict=True))
     return sum(parts[1:], parts[0].copy()) if parts else None
 
 

@@ -161,13 +161,16 @@ class HingeRows:
         """The loss part of the gradients at zero, ``[F 1]^T (-C s Y)``."""
         return F.gradient(-C * self.s[:, None] * self.Y)
 
-    def test(self, F, todo, C, kept, exact=False):
-        """The loss part of problems ``todo``'s gradients, and their :meth:`counts` (with
-        ``kept``); keeps their residuals."""
+    def test(self, F, todo, C, kept, exact=False, grams=()):
+        """The loss part of problems ``todo``'s gradients, their :meth:`counts` (with
+        ``kept``) and the squares of :meth:`gram` asked in ``grams`` ((col, j, dtype)
+        each: a pass over the rows that computes their features once for all); keeps the
+        residuals."""
         R = 1.0 - self.Y[:, todo] * self.f[:, todo]
         V = np.where(R > 0, R, 0.0) * (-C * self.s)[:, None] * self.Y[:, todo]
         self.todo, self.R = todo, R
-        return F.gradient(V, exact=exact), self.counts(kept)
+        squares = [self.gram(F, None, col, j, C, None, dtype) for col, j, dtype in grams]
+        return F.gradient(V, exact=exact), self.counts(kept), squares
 
     def select(self, F, cols):
         """Keep the tested problems ``cols`` (of ``todo``), those still to solve."""
@@ -189,9 +192,9 @@ class HingeRows:
     def gram(self, F, H, col, j, C, threads=None, dtype=None):
         """``H += [F 1]_A^T diag(C s_A) [F 1]_A`` over problem ``col``'s active rows A, or,
         with ``j``, the update of problem j's kept Hessian: its rows that entered A
-        added, those that left it subtracted. ``H`` None: a zero square."""
+        added, those that left it subtracted. ``H`` None: a zero square (the provider's)."""
         if H is None:
-            H = np.zeros((F.shape[1] + 1,) * 2)
+            H = F.square(F.shape[1] + 1)
         active, cs = self._active()[:, col], C * self.s
         if j is None:
             return F.add_gram(H, cs, np.flatnonzero(active), 1.0, threads, dtype)
@@ -272,6 +275,8 @@ class _Newton:
         self.gnorm = np.full(k, np.inf)
         self.hessians = {}  # problem -> (H, exact, shared)
         self.keep = ((), ())  # (problems, columns) whose Hessians the rows' state follows
+        self.ahead = {}  # problem -> (active rows, rows changed) after its last step
+        self.sums = {}  # problem (or -1: shared) -> (update?, dtype, square) of this pass
         self.gram_dtype = P.dtype  # of the Hessians' products (_solve_system)
         self.keep_hessians = k * 8.0 * (m + 1) ** 2 <= hessian_bytes
         self.hessian_bytes = hessian_bytes
@@ -322,6 +327,8 @@ class _Newton:
         products give on the stored features."""
         todo = np.flatnonzero(~self.converged)
         previous = self.gnorm[todo].copy()
+        if self.n_iter[todo].max() >= F32_PATIENCE:
+            self.gram_dtype = np.dtype(np.float64)  # (_solve_system)
         G, done = self._test(todo, tol)
         stalled = (~done & (self.gnorm[todo] > 0.5 * previous)
                    & (self.gnorm[todo] <= F32_ROUNDING * self.scale[todo]))
@@ -337,9 +344,15 @@ class _Newton:
         return todo[~done]
 
     def _test(self, todo, tol, exact=False):
-        """``(G, done)``: gradients and the stopping test of ``todo``."""
+        """``(G, done)``: gradients and the stopping test of ``todo``, and the Hessian sums
+        the directions will need where they are known before (:meth:`_ahead`)."""
         kept = [j if j in self.hessians else -1 for j in todo]
-        G, self.counts = self.P("test", todo, self.C, kept, exact)
+        asked = self._ahead(todo)
+        G, self.counts, squares = self.P("test", todo, self.C, kept, exact,
+                                         [(col, key if update else None, self.gram_dtype)
+                                          for col, key, update in asked])
+        self.sums = {key: (update, self.gram_dtype, S)
+                     for (_, key, update), S in zip(asked, squares, strict=True)}
         G = G + self.Z[:, todo]
         gnorm = np.abs(G).max(axis=0)
         if self.scale is None:
@@ -350,6 +363,39 @@ class _Newton:
             done &= self.n_iter[todo] > 0
         return G, done
 
+    def _ahead(self, todo):
+        """``(col, key, update)`` for the Hessians of ``todo`` whose rows are known before
+        the gradient's pass, so that it sums them too (one pass over the rows instead of
+        two, which pays where each pass recomputes the features): from w = 0 the one
+        shared by all problems (every row is active in each; key -1), later each problem's
+        as planned from the active rows its last step left (:meth:`_plan`): an update of
+        its kept Hessian by the rows that changed side, or a rebuild (key j), none for a
+        row-space direction."""
+        if not self.n_iter[todo].any():
+            cold = not self.warmed and not self.hessians
+            return [(0, -1, False)] if cold else []
+        out = []
+        for col, j in enumerate(todo):
+            if j not in self.ahead:
+                continue
+            n_act, changed = self.ahead[j]
+            if self._plan(j, n_act, changed)[0]:
+                continue
+            prev = self.hessians.get(j)
+            update = (prev is not None and changed < n_act
+                      and not (self._exact() and not prev[1]))
+            out.append((col, j, update))
+        return out
+
+    def _summed(self, key, update):
+        """The square the gradient's pass summed for ``key`` (:meth:`_ahead`) when it is
+        the one wanted now (the same kind, in the Hessians' current precision), else
+        None."""
+        got = self.sums.pop(key, None)
+        if got is None or got[0] != update or got[1] != self.gram_dtype:
+            return None
+        return got[2]
+
     def directions(self, todo):
         """Newton directions (m + 1, len(todo)): one shared system while the problems'
         active sets coincide and none has a Hessian to update (the first iteration from
@@ -358,11 +404,12 @@ class _Newton:
         thus updates its Hessian by the rows that changed side, as each class does."""
         P, threads = self.P, self.threads
         n_act, differ, changed = self.counts
-        if self.n_iter[todo].max() >= F32_PATIENCE:
-            self.gram_dtype = np.dtype(np.float64)  # (_solve_system)
         first = not self.n_iter[todo].any()
         if first and not differ.any() and not any(j in self.hessians for j in todo):
             def build():
+                S = self._summed(-1, False)
+                if S is not None:
+                    return self._square() + S
                 return P.gram(self._square(), 0, None, self.C, threads, self.gram_dtype)
 
             # One factorization, which the threads share.
@@ -381,6 +428,9 @@ class _Newton:
                 return self._dual_direction(col, -self.G[:, col], inner)
 
             def build():
+                S = self._summed(j, False)
+                if S is not None:
+                    return self._square() + S
                 return P.gram(self._square(), col, None, self.C, inner, self.gram_dtype)
 
             H, exact = self._hessian_of(j, col, changed[col] < n_act[col], inner, build)
@@ -466,7 +516,11 @@ class _Newton:
             return rebuild(), self._exact()
         dtype = self.gram_dtype
         H = copy_array(H_prev) if shared else H_prev
-        self.P.gram(H, col, j, self.C, n_threads, dtype)
+        S = self._summed(j, True)
+        if S is None:
+            self.P.gram(H, col, j, self.C, n_threads, dtype)
+        else:
+            H += S
         return H, exact_prev and dtype == np.float64
 
     def step(self, todo, D):
@@ -480,6 +534,7 @@ class _Newton:
                         np.einsum("ij,ij->j", D, D), start)
         self.Z[:, todo] += t * D
         n_active, changed = P("advance", t)
+        self.ahead = {j: (n_active[col], changed[col]) for col, j in enumerate(todo)}
         self.exact[todo] = (np.abs(t - 1.0) <= 1e-9) & (changed == 0)
         self.n_iter[todo] += 1
         return int(n_active.sum())
