@@ -496,8 +496,9 @@ class DaskState:
     lineage. Only arguments and sums cross the network.
     """
 
-    def __init__(self, rows, parts, updates):
+    def __init__(self, rows, parts, updates, own_rows=False):
         self.rows, self.parts, self.updates = rows, parts, updates
+        self.own_rows = own_rows  # (a sample's rows, released with the state)
         self.shape, self.dtype = rows.shape, rows.dtype
         self.gather_bytes, self.square = rows.gather_bytes, rows.square
 
@@ -532,18 +533,15 @@ class DaskState:
         starts = [(-int(a)) % stride for a in self.rows.offsets[:-1]]
         parts = self.rows.client.map(_every_state, self.parts, starts, stride=stride,
                                      pure=False)
-        out = DaskState(sub, parts, self.updates)
-        out.close = lambda: (out._release(), sub.close())
-        return out
+        return DaskState(sub, parts, self.updates, own_rows=True)
 
-    def _release(self):
+    def close(self):
+        """Release the state held on the workers (and the rows of a sample's state)."""
         for future in self.parts:
             future.release()
         self.parts = []
-
-    def close(self):
-        """Release the state held on the workers."""
-        self._release()
+        if self.own_rows:
+            self.rows.close()
 
 
 def _any_in(rows, s):

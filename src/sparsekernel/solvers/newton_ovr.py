@@ -7,9 +7,13 @@ Objective per column j of the targets (the SVM family's, :mod:`sparsekernel.svm.
 
 The rows reach the solver through a provider (:mod:`sparsekernel.solvers._rows`: margins
 ``F W``, gradients ``[F 1]^T V``, the Gram sum of a row set, a copy of some rows), held in
-memory or read block by block; the solver is the same. Why it is not ``newton_armijo``
-(one problem at a time, any smooth loss): with k problems on the same F and the exact
-squared hinge, three things are shared or exact:
+memory, read block by block, on a device or on a cluster's workers; the solver is the same.
+Its per-row state (targets, weights, margins, residuals, active sets: :class:`HingeRows`)
+is kept where the rows are, and the solver exchanges with it only m-, (m + 1) x k- and
+(m + 1)^2-sized sums, counts and the exact line search's sums at trial steps.
+
+Why it is not ``newton_armijo`` (one problem at a time, any smooth loss): with k problems
+on the same F and the exact squared hinge, three things are shared or exact:
 
 * From w = 0 every row violates the margin in every problem, so the first Hessian
   ``I + C [F 1]^T S [F 1]`` is the same for all k: one ``syrk`` and one Cholesky serve every
@@ -23,9 +27,11 @@ squared hinge, three things are shared or exact:
   instead (Woodbury), when that costs fewer flops.
 
 The loss is piecewise quadratic, so the step length along a Newton direction is found exactly
-(the root of a piecewise-linear increasing derivative, from sorted breakpoints) instead of by
+(the root of a piecewise-linear increasing derivative: :mod:`._line_search`) instead of by
 backtracking, and the iteration ends exactly when the active set stops changing: typically
-4-8 iterations.
+4-8 iterations. A step's new active rows fix the next Hessian's rows before the next
+gradient is summed, so both are summed in one pass over the rows (:meth:`_Newton._ahead`):
+two passes an iteration, with the direction's margins.
 
 Large problems (``n m^2 >= WARM_WORK``) start from the solution on every stride-th row
 (:func:`_warm_stride`; C scaled by the stride, so that the objective is the same sum's
@@ -152,14 +158,14 @@ class HingeRows:
         """The state of rows start, start + stride, ... (their targets and weights)."""
         return HingeRows(self.Y[start::stride], self.s[start::stride])
 
-    def refresh(self, F, Z, exact=False):
-        """Margins from the iterates Z ((m + 1) x k)."""
+    def refresh(self, F, Z, exact=False, C=None):
+        """Margins from the iterates Z ((m + 1) x k); with ``C``, in the same pass over the
+        rows, the loss part of the gradients at zero, ``[F 1]^T (-C s Y)`` (a warm start's
+        stopping scale)."""
         m = F.shape[1]
         self.f = F.margins(Z[:m], exact) + Z[m]
-
-    def scale(self, F, C):
-        """The loss part of the gradients at zero, ``[F 1]^T (-C s Y)``."""
-        return F.gradient(-C * self.s[:, None] * self.Y)
+        if C is not None:
+            return F.gradient(-C * self.s[:, None] * self.Y)
 
     def test(self, F, todo, C, kept, exact=False, grams=()):
         """The loss part of problems ``todo``'s gradients, their :meth:`counts` (with
@@ -310,9 +316,9 @@ class _Newton:
         finally:
             sub.close()
         self.Z = solver.Z
-        self.P("refresh", self.Z)
+        grad0 = self.P("refresh", self.Z, False, self.C)
         self.stale = self.P.dtype != np.float64
-        self.scale = np.maximum(1.0, np.abs(self.P("scale", self.C)).max(axis=0))
+        self.scale = np.maximum(1.0, np.abs(grad0).max(axis=0))
         self.warmed = True
 
     def check(self, tol):
