@@ -158,6 +158,31 @@ def test_the_solver_is_the_same_on_rows_read_block_by_block(k):
             np.testing.assert_allclose(b.intercept, a.intercept, rtol=1e-8, atol=1e-9)
 
 
+def test_rows_read_block_by_block_are_read_twice_an_iteration(monkeypatch):
+    """Where each pass reads (or recomputes) the rows, every Hessian whose rows a step fixes
+    is summed in the next gradient's pass: two passes an iteration (gradient, direction)
+    after the first, not three; the model is the one of the rows in memory."""
+    from sparsekernel.solvers._blocks import ArrayBlocks
+
+    F, Y, sw = _problem(n=700, seed=4)
+    passes, iterate = [0], ArrayBlocks.__iter__
+
+    def counting(self):
+        passes[0] += 1
+        return iterate(self)
+
+    monkeypatch.setattr(ArrayBlocks, "__iter__", counting)
+    streamed = newton_ovr(ArrayBlocks(F, block_rows=64), Y[:, :1], C=20.0, sample_weight=sw,
+                          tol=1e-10)
+    (dense,) = newton_ovr(F, Y[:, :1], C=20.0, sample_weight=sw, tol=1e-10)
+    n_iter = streamed[0].n_iter
+    assert n_iter >= 3
+    # per iteration: the gradient with its Hessian, the direction; one last gradient and
+    # the objective's pass (none: the loss reads no rows)
+    assert passes[0] == 2 * n_iter + 1
+    np.testing.assert_allclose(streamed[0].coef, dense.coef, rtol=1e-8, atol=1e-9)
+
+
 def test_a_single_problem_updates_its_hessian(monkeypatch):
     """Binary classification (one problem) updates its kept Hessian by the rows that changed
     side instead of rebuilding it from every active row, to the same solution."""

@@ -499,6 +499,7 @@ class DaskState:
     def __init__(self, rows, parts, updates, own_rows=False):
         self.rows, self.parts, self.updates = rows, parts, updates
         self.own_rows = own_rows  # (a sample's rows, released with the state)
+        self.rereads = True  # (every pass is a map over the chunks)
         self.shape, self.dtype = rows.shape, rows.dtype
         self.gather_bytes, self.square = rows.gather_bytes, rows.square
 

@@ -26,8 +26,8 @@ def line_terms(r, c, w, T, P):
     r, c, w : ndarray of shape (n, k)
         Residuals at t = 0, their slopes along the direction, and ``cs * c``, for k lines.
     T, P : ndarray of shape (q, k)
-        Trial steps, and for each the step whose active rows it is compared with (NaN:
-        none).
+        Trial steps (NaN: none, its terms 0), and for each the step whose active rows it
+        is compared with (NaN: none).
 
     Returns
     -------
@@ -37,6 +37,8 @@ def line_terms(r, c, w, T, P):
     """
     out = np.zeros((3,) + T.shape)
     for q, j in np.ndindex(T.shape):  # (dot products of the active rows: BLAS's sums)
+        if np.isnan(T[q, j]):  # (a line already searched)
+            continue
         slack = r[:, j] - T[q, j] * c[:, j]
         act = slack > 0
         wa = w[act, j]
@@ -88,9 +90,10 @@ def exact_steps(terms, zd, dd, start=None):
             t_new = t - a / b  # the root of t's segment
         inside = (lo < t_new) & (t_new < hi) & (tries < MAX_TRIES)
         t_new = np.where(inside, t_new, np.where(np.isfinite(hi), 0.5 * (lo + hi), 2.0 * t))
-        t_new = np.where(todo, t_new, t)
+        t_new = np.where(todo, t_new, np.nan)
         compare = np.where(inside & todo, t, np.nan)
         A, B, changed = (x[0] for x in terms(t_new[None], compare[None]))
+        t_new = np.where(todo, t_new, t)
         exact = todo & inside & (changed == 0)  # the same segment: exact
         steps[exact] = t_new[exact]
         t, a, b = t_new, zd + t_new * dd - A, dd + B

@@ -88,6 +88,7 @@ class LocalState:
 
     def __init__(self, rows, state):
         self.rows, self.state = rows, state
+        self.rereads = rows.rereads
         self.shape, self.dtype = rows.shape, rows.dtype
         self.gather_bytes, self.square = rows.gather_bytes, rows.square
 
@@ -108,7 +109,11 @@ class LocalState:
 
 
 class _InProcess:
-    """The ``state`` member of the providers of rows held in this process."""
+    """The ``state`` member of the providers of rows held in this process; ``rereads``:
+    whether every pass over the rows reads them again (a stream, features recomputed),
+    so that a solver sums what it can in one pass."""
+
+    rereads = False
 
     def state(self, cls, Y, s=None):
         return LocalState(self, cls(Y, s))
@@ -225,6 +230,8 @@ class BlockRows(_InProcess):
     one block at a time: nothing of size n x m is held beyond one block and one gather
     of ``gather_bytes``. Blocks may be dense or CSR; sums over rows accumulate in float64
     (:func:`~sparsekernel.compute.rmatmul`)."""
+
+    rereads = True
 
     def __init__(self, blocks, gather_bytes=GATHER_BYTES):
         self.blocks = blocks

@@ -175,8 +175,12 @@ class HingeRows:
         R = 1.0 - self.Y[:, todo] * self.f[:, todo]
         V = np.where(R > 0, R, 0.0) * (-C * self.s)[:, None] * self.Y[:, todo]
         self.todo, self.R = todo, R
-        squares = [self.gram(F, None, col, j, C, None, dtype) for col, j, dtype in grams]
-        return F.gradient(V, exact=exact), self.counts(kept), squares
+        squares, requests = [], []
+        for col, j, dtype in grams:
+            H, asked = self._grams(F, None, col, j, C, None, dtype)
+            squares.append(H)
+            requests += asked
+        return F.gradient(V, requests, exact), self.counts(kept), squares
 
     def select(self, F, cols):
         """Keep the tested problems ``cols`` (of ``todo``), those still to solve."""
@@ -198,15 +202,26 @@ class HingeRows:
     def gram(self, F, H, col, j, C, threads=None, dtype=None):
         """``H += [F 1]_A^T diag(C s_A) [F 1]_A`` over problem ``col``'s active rows A, or,
         with ``j``, the update of problem j's kept Hessian: its rows that entered A
-        added, those that left it subtracted. ``H`` None: a zero square (the provider's)."""
+        added, those that left it subtracted. ``H`` None: a zero square (the provider's).
+        Rows a provider rereads at every pass are read once for both sets."""
+        H, requests = self._grams(F, H, col, j, C, threads, dtype)
+        if len(requests) > 1 and F.rereads:
+            F.gradient(np.zeros((F.shape[0], 1)), requests)
+        else:
+            for request in requests:
+                F.add_gram(*request)
+        return H
+
+    def _grams(self, F, H, col, j, C, threads, dtype):
+        """``(H, requests)``: :meth:`gram`'s square and its ``add_gram`` arguments."""
         if H is None:
             H = F.square(F.shape[1] + 1)
         active, cs = self._active()[:, col], C * self.s
         if j is None:
-            return F.add_gram(H, cs, np.flatnonzero(active), 1.0, threads, dtype)
+            return H, [(H, cs, np.flatnonzero(active), 1.0, threads, dtype)]
         was = self.kept[j]
-        F.add_gram(H, cs, np.flatnonzero(active & ~was), 1.0, threads, dtype)
-        return F.add_gram(H, cs, np.flatnonzero(was & ~active), -1.0, threads, dtype)
+        return H, [(H, cs, np.flatnonzero(active & ~was), 1.0, threads, dtype),
+                   (H, cs, np.flatnonzero(was & ~active), -1.0, threads, dtype)]
 
     def _keep(self, js, cols):
         """Problems ``js`` keep Hessians summed over the active rows of ``cols`` (a col
@@ -371,12 +386,16 @@ class _Newton:
 
     def _ahead(self, todo):
         """``(col, key, update)`` for the Hessians of ``todo`` whose rows are known before
-        the gradient's pass, so that it sums them too (one pass over the rows instead of
-        two, which pays where each pass recomputes the features): from w = 0 the one
+        the gradient's pass, so that it sums them too: one pass over the rows instead of
+        two, where a pass is costly (the provider ``rereads`` its rows: a stream, features
+        recomputed, a cluster), and none for rows in memory, whose problems' Hessians are
+        summed side by side on the threads instead. From w = 0 the one
         shared by all problems (every row is active in each; key -1), later each problem's
         as planned from the active rows its last step left (:meth:`_plan`): an update of
         its kept Hessian by the rows that changed side, or a rebuild (key j), none for a
         row-space direction."""
+        if not getattr(self.P, "rereads", False):
+            return []
         if not self.n_iter[todo].any():
             cold = not self.warmed and not self.hessians
             return [(0, -1, False)] if cold else []
