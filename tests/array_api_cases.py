@@ -581,11 +581,16 @@ def test_the_classifiers_whiten_on_the_device(xps, dispatch, monkeypatch, dtype,
     if whitening != "eigh":
         assert ref.basis_.shape[0] == 30  # (the duplicates dropped)
 
-    def refuse(*args, **kwargs):
-        raise AssertionError("the map was made on the host")
+    original, made = _nystrom.nystrom_map, []
 
-    monkeypatch.setattr(_nystrom, "nystrom_from_basis", refuse)
+    def on_device(kernel, Z, *args, **kwargs):
+        assert xps.owns(Z), "the map was made on the host"
+        made.append(Z.shape)
+        return original(kernel, Z, *args, **kwargs)
+
+    monkeypatch.setattr(_nystrom, "nystrom_map", on_device)
     est = Est(**params).fit(xps.asarray(X), xps.asarray(y))
+    assert made == [(40, X.shape[1])]
     assert xps.owns(est.normalization_) and xps.owns(est.basis_)
     np.testing.assert_array_equal(np.asarray(est.basis_), ref.basis_)  # (in LAPACK's order)
     got = est.decision_function(xps.asarray(X))

@@ -24,9 +24,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .basis import BasisSelector, fit_kernel_basis, resolve_n_basis
 from .basis._base import auto_sample_bytes
-from .compute import NonFiniteError, backend_of, namespace_of, thread_plan, to_numpy
+from .compute import NonFiniteError, astype, backend_of, namespace_of, thread_plan, to_numpy
 from .kernels import KERNELS, Kernel
-from .kernels._xp import xp_apply
 from .utils import (
     COMMON_CONSTRAINTS,
     UNLIMITED_MEMORY_BUDGET,
@@ -416,37 +415,29 @@ class KernelExpansionMixin:
         return None
 
     def _raw_decision(self, X):
-        """``K(X, Z) coef^T + intercept`` in memory-bounded row blocks: shape (n, n_outputs)."""
+        """``K(X, Z) coef^T + intercept`` in memory-bounded row blocks: shape (n, n_outputs),
+        where X is (a namespace's X on its device, the model's arrays moved there)."""
         check_is_fitted(self)
         X = self._validate_X(X)
         backend = backend_of(X)
-        if not backend.is_numpy:
-            return self._raw_decision_on(backend, X)
         with thread_plan():  # (one-thread BLAS: waking its threads costs time on every product)
             coef = self._expansion_coef()
+            # the kernel's precision (:meth:`_kernel_dtype`): the input's, or float64 (the
+            # device's widest float)
+            dtype = self._kernel_dtype() or X.dtype
             if self.basis_ is None:  # linear model in the primal on X itself
-                scores = np.asarray(X @ coef)
+                scores = (np.asarray(X @ coef) if backend.is_numpy
+                          else X @ backend.asarray(coef, dtype=X.dtype))
             else:
-                dtype = self._kernel_dtype()
-                scores = self._kernel().apply(X, self.basis_.astype(dtype or X.dtype, copy=False),
-                                              coef, dtype=dtype)
-        return scores + np.atleast_1d(self.intercept_)
-
-    def _raw_decision_on(self, backend, X):
-        """:meth:`_raw_decision` on an array-API backend, block by block on X's device."""
-        xp = backend.xp
-        # The kernel's precision as on NumPy (:meth:`_kernel_dtype`): the widest float there.
-        dtype = X.dtype if self._kernel_dtype() is None else backend.widest_float()
-        coef = backend.asarray(self._expansion_coef(), dtype=dtype)
+                Z = self.basis_
+                if backend.is_numpy:
+                    Z = Z.astype(dtype, copy=False)
+                scores = self._kernel().apply(X, Z, coef, dtype=dtype)
         # The intercept's precision, as NumPy's sum of float32 scores and a float64
         # intercept (float64 where the device has it).
-        intercept = backend.asarray(self.intercept_)
-        intercept = xp.reshape(xp.astype(intercept, backend.widest_float()), (1, -1))
-        if self.basis_ is None:
-            return xp.astype(X @ coef, intercept.dtype) + intercept
-        scores = xp_apply(self._kernel(), X, backend.asarray(self.basis_, dtype=dtype), coef,
-                          backend, dtype)
-        return xp.astype(scores, intercept.dtype) + intercept
+        intercept = astype(backend.asarray(self.intercept_), backend.widest_float())
+        intercept = backend.xp.reshape(intercept, (1, -1))
+        return astype(scores, intercept.dtype) + intercept
 
     @property
     def n_support_(self):

@@ -23,7 +23,7 @@ private modules. Four groups:
   PyTorch), where the code written against a :class:`Backend` computes.
 * **SPD systems** (:func:`spd_cholesky`, :func:`spd_solve`, :func:`cholesky_solve`,
   :func:`finite_factor`, :func:`symmetric_from_lower`, :func:`add_to_diagonal`,
-  :func:`pivoted_cholesky_on`, :func:`triangular_inverse`): one
+  :func:`pivoted_cholesky`, :func:`symmetric_eigh`, :func:`triangular_inverse`): one
   jitter policy, on NumPy or on the device of a namespace's arrays; on NumPy with one
   BLAS thread, LAPACK's ``potrf`` called without the GIL through SciPy's exported Cython
   LAPACK, checked against its stated C signature, with SciPy's public wrappers as the
@@ -57,27 +57,27 @@ their features' precision as the solver propagates it, not to the bit.
 from .. import _lazy_exports
 
 __all__ = ["NUMPY", "Backend", "JITTER_START", "JITTER_STOP", "LIKELY_CAUSES", "LONE_SOLVE_MIN",
-           "NonFiniteError", "backend_of", "copy_array", "dtype_name", "holds_namespace_arrays",
-           "model_to_namespace",
+           "NonFiniteError", "astype", "backend_of", "copy_array", "dtype_name",
+           "holds_namespace_arrays", "model_to_namespace",
            "model_to_numpy", "namespace_of", "sign_columns", "to_numpy",
            "blas_limit", "blas_threads", "drain_queue", "finite_factor", "gram",
            "imap_threads", "map_balanced", "map_threads", "matmul", "max_threads",
            "planned_threads", "rmatmul", "row_slices", "spd_cholesky", "spd_solve", "split_rows",
            "split_threads", "syrk_lower", "thread_budget", "thread_plan",
-           "add_to_diagonal", "cholesky_solve", "pivoted_cholesky_on", "symmetric_from_lower",
-           "triangular_inverse"]
+           "add_to_diagonal", "cholesky_solve", "pivoted_cholesky", "pivoted_cholesky_on",
+           "symmetric_eigh", "symmetric_from_lower", "triangular_inverse"]
 
 __getattr__, __dir__ = _lazy_exports(globals(), {
     "._errors": ["LIKELY_CAUSES", "NonFiniteError"],
     "._lapack": ["syrk_lower"],
-    "._namespace": ["NUMPY", "Backend", "backend_of", "copy_array", "dtype_name",
+    "._namespace": ["NUMPY", "Backend", "astype", "backend_of", "copy_array", "dtype_name",
                     "holds_namespace_arrays",
                     "model_to_namespace", "model_to_numpy", "namespace_of", "sign_columns",
                     "to_numpy"],
     "._products": ["gram", "matmul", "rmatmul", "split_rows"],
     "._spd": ["JITTER_START", "JITTER_STOP", "add_to_diagonal", "cholesky_solve",
-              "finite_factor", "pivoted_cholesky_on", "spd_cholesky", "spd_solve",
-              "symmetric_from_lower", "triangular_inverse"],
+              "finite_factor", "pivoted_cholesky", "pivoted_cholesky_on", "spd_cholesky",
+              "spd_solve", "symmetric_eigh", "symmetric_from_lower", "triangular_inverse"],
     "._threads": ["LONE_SOLVE_MIN", "blas_limit", "blas_threads", "drain_queue",
                   "imap_threads", "map_balanced", "map_threads", "max_threads", "planned_threads",
                   "row_slices", "split_threads", "thread_budget", "thread_plan"],

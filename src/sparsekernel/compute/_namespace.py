@@ -97,9 +97,19 @@ def sign_columns(xp, V):
     return V * xp.where(sign == 0, xp.ones_like(sign), sign)
 
 
+def astype(a, dtype):
+    """``a`` in ``dtype`` (one of its namespace's), not copied when it is in it already:
+    ``ndarray.astype`` on NumPy (whose namespace has no ``astype`` before 2.1)."""
+    if isinstance(a, np.ndarray):
+        return a.astype(dtype, copy=False)
+    return _namespace_of(a).astype(a, dtype, copy=False)
+
+
 def dtype_name(dtype):
     """``'float32'``, ``'float64'``, ... for a dtype of any namespace (their dtype objects do
-    not compare equal across namespaces)."""
+    not compare equal across namespaces) or a NumPy scalar type."""
+    if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, np.generic)):
+        return np.dtype(dtype).name
     return str(dtype).rsplit(".", 1)[-1]
 
 

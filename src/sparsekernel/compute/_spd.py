@@ -28,16 +28,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.linalg import solve_triangular
+from scipy.linalg import eigh, solve_triangular
+from scipy.linalg.lapack import dpstrf, dtrtri
 
 from ._errors import LIKELY_CAUSES, NonFiniteError
 from ._lapack import potrf_lower
 from ._namespace import dtype_name, namespace_of, to_numpy
-from ._threads import blas_limit
+from ._threads import blas_limit, blas_threads
 
 __all__ = ["JITTER_START", "JITTER_STOP", "add_to_diagonal", "cholesky_solve",
-           "pivoted_cholesky_on", "spd_cholesky", "spd_solve", "symmetric_from_lower",
-           "triangular_inverse"]
+           "pivoted_cholesky", "pivoted_cholesky_on", "spd_cholesky", "spd_solve",
+           "symmetric_eigh", "symmetric_from_lower", "triangular_inverse"]
 
 #: Pivots chosen between two updates of the whole matrix in :func:`pivoted_cholesky_on`
 #: (LAPACK's ``pstrf`` block).
@@ -301,9 +302,65 @@ def pivoted_cholesky_on(K, tol, block=PIVOT_BLOCK):
     return L, np.asarray(piv, dtype=np.int64)
 
 
+def pivoted_cholesky(K, tol):
+    """Pivoted Cholesky factor of a symmetric positive semi-definite K, where K is.
+
+    The greedy rule of LAPACK's ``pstrf``: the largest remaining pivot first, until it is at
+    or below ``tol``. On NumPy, ``pstrf`` itself in place (K, float64, is overwritten: no
+    second m x m array); on a namespace's device, :func:`pivoted_cholesky_on`.
+
+    Returns
+    -------
+    L : array of shape (r, r)
+        Lower triangular, ``K[piv][:, piv] ~ L L^T`` (exact on the r chosen). On NumPy its
+        strict upper triangle holds K's entries (:func:`triangular_inverse` reads the lower
+        one only).
+    piv : ndarray of shape (r,)
+        The chosen indices, in order (host); empty when no pivot is positive.
+    """
+    if isinstance(K, np.ndarray):
+        # K.T: the Fortran-ordered view LAPACK factors in place (K is symmetric)
+        c, piv, rank, _ = dpstrf(K.T, tol=tol, lower=1, overwrite_a=1)
+        if rank == 0 or c[0, 0] <= 0:
+            return c[:0, :0], np.zeros(0, dtype=np.int64)
+        return c[:rank, :rank], (piv[:rank] - 1).astype(np.int64)
+    L, piv = pivoted_cholesky_on(K, tol)
+    xp = namespace_of(K)
+    import array_api_compat
+
+    rows = xp.asarray(piv, device=array_api_compat.device(K))
+    return xp.take(L, rows, axis=0), piv
+
+
+def symmetric_eigh(K, driver="evd"):
+    """Eigenvalues (descending) and eigenvectors of the symmetric part of K, where K is.
+
+    On NumPy by SciPy's ``eigh`` with LAPACK's ``driver`` (divide and conquer by default;
+    None: SciPy's default) on one thread (its eigensolvers synchronize often, and on a busy
+    machine BLAS threads spin against other processes); on a namespace's device by its
+    ``eigh``.
+    """
+    K = 0.5 * (K + K.T)  # exact symmetry
+    if isinstance(K, np.ndarray):
+        with blas_threads(1):
+            lam, U = eigh(K, driver=driver)
+        return lam[::-1], U[:, ::-1]
+    xp = namespace_of(K)
+    lam, U = xp.linalg.eigh(K)
+    return xp.flip(lam), xp.flip(U, axis=1)
+
+
 def triangular_inverse(L):
-    """The inverse of a lower-triangular L of an array-API namespace, on its device (lower
-    triangular, its upper triangle exactly zero)."""
+    """The inverse of a lower-triangular L (its lower triangle read), where L is: lower
+    triangular, its upper triangle exactly zero. On NumPy by LAPACK's ``trtri`` (a third of
+    the flops of a solve against the identity), in place when L is Fortran-ordered."""
+    if isinstance(L, np.ndarray):
+        L_inv, info = dtrtri(L, lower=1, overwrite_c=1)
+        if info != 0:  # a zero pivot: pstrf stops before one
+            raise np.linalg.LinAlgError(f"trtri failed on a triangular factor (info={info}).")
+        for j in range(1, L_inv.shape[0]):  # column by column: no m-square temporary
+            L_inv[:j, j] = 0.0
+        return L_inv
     import array_api_compat
 
     xp = namespace_of(L)

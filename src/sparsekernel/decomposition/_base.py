@@ -11,8 +11,6 @@ estimators take no ``verbose``.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from sklearn.base import TransformerMixin
 
@@ -24,6 +22,7 @@ from ..base import (
     SparseKernelEstimator,
 )
 from ..basis import make_kernel
+from ..compute import astype, namespace_of
 from ..solvers import MomentAccumulator
 from ..utils import Interval
 
@@ -66,9 +65,14 @@ class ReducedKernelBase(TransformerMixin, KernelExpansionMixin, SparseKernelEsti
         """``(K(X, Z) - mean) @ components.T`` block by block, in X's dtype; ``wide``: K and
         the product in float64 (components through a Nystrom map, which carry its small
         directions: the precision policy of :ref:`precision`)."""
+        xp = namespace_of(components)  # NumPy, or the device of a model moved there
+        shift = xp.reshape(mean, (1, -1)) @ components.T
+        if xp is not np:
+            scores = kernel.apply(X, basis, components.T, dtype=np.float64 if wide else X.dtype)
+            return astype(scores - astype(shift, scores.dtype), X.dtype)
         Z = basis.astype(np.float64 if wide else X.dtype, copy=False)
         scores = kernel.apply(X, Z, components.T)
-        scores -= mean @ components.T
+        scores -= shift
         return scores.astype(X.dtype, copy=False)
 
     def __sklearn_tags__(self):
@@ -96,30 +100,8 @@ def check_full_kernel(est, X):
         "memory_budget")
 
 
-def dask_kernel_moments(est, X, sample_weight, wide=False):
-    """A dask collection's basis (chosen on a sample of every chunk, ``gamma='scale'`` from
-    all rows) and the :class:`~sparsekernel.solvers.Moments` of K(X, Z), each chunk's
-    accumulated by its worker and merged on the workers: ``(kernel, moments)``. ``wide``:
-    K(X, Z) in float64 whatever the rows' precision (for a Nystrom map's moments)."""
-    from ..distributed._rows import DaskInput, kernel_rows
-
-    if est.n_basis is None:
-        raise ValueError(f"{type(est).__name__} with n_basis=None uses every row as a basis "
-                         "function: on dask input pass n_basis (an int, a fraction or "
-                         "'auto').")
-    data = DaskInput(est, X, None, sample_weight)
-    data.set_features_in(est)
-    kern = est._fit_basis(data.sample, gamma=data.gamma, n_rows=data.X.shape[0])
-    data.basis_from_rows(est)
-    sw = data.weights()
-    Z = est.basis_.astype(np.float64) if wide else est.basis_
-    with data.rows(est, functools.partial(kernel_rows, kern, Z), Z.shape[0],
-                   np.result_type(data.sample.dtype, Z.dtype, np.float32)) as rows:
-        acc = rows.reduce(_chunk_moments, MomentAccumulator.merge, sw)
-    return kern, acc.result()  # (ValueError without a row of positive weight)
-
-
-def _chunk_moments(K, weight):
+def chunk_moments(K, weight):
+    """The :class:`~sparsekernel.solvers.MomentAccumulator` of one block of rows."""
     acc = MomentAccumulator()
     acc.update(K, weight)
     return acc

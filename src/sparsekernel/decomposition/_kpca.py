@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._docs import fill_doc
+from .._input import fit_input
 from ..base import lazy_on_dask
-from ..compute import backend_of, model_to_namespace, to_numpy
+from ..compute import astype, namespace_of
 from ..features import nystrom_map
-from ..features._nystrom import nystrom_map_on
-from ..kernels._xp import xp_apply, xp_basis, xp_blocks
-from ..solvers import symmetric_eigen
-from ..solvers.eigen import symmetric_eigen_on, weighted_moments_on
-from ..utils import Options, check_sample_weight, is_dask_collection
+from ..solvers import MomentAccumulator, symmetric_eigen
+from ..utils import Options
 from ..utils.fitted_spec import FEATURES, INFO, ClassSpec, Floats, kernel_basis
-from ._base import ReducedKernelBase, dask_kernel_moments, kernel_moments
+from ._base import ReducedKernelBase, chunk_moments
 
 __all__ = ["ReducedKernelPCA"]
 
@@ -148,68 +148,36 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         self
         """
         wide = self.method == "nystrom"
-        if is_dask_collection(X):
-            kern, mom = dask_kernel_moments(self, X, sample_weight, wide)
-        elif not backend_of(X).is_numpy:
-            return self._fit_on(backend_of(X), X, sample_weight)
-        else:
-            X = self._validate_X(X, reset=True)
-            sw = check_sample_weight(sample_weight, X.shape[0])
-            kern = self._fit_basis(X)
-            # A Nystrom map's moments in float64 (its whitening amplifies K's rounding)
-            Z = self.basis_.astype(np.float64) if wide else self.basis_
-            mom = kernel_moments(kern, X, Z, weight=sw)
+        data = fit_input(self, X, None, sample_weight)
+        if data.sampled and self.n_basis is None:
+            raise ValueError(
+                f"{type(self).__name__} with n_basis=None uses every row as a basis function: "
+                "on dask input pass n_basis (an int, a fraction or 'auto').")
+        _, sw, _ = data.targets(self)
+        kern = self._fit_basis(data.sample, **data.basis_args)
+        # A Nystrom map's moments in float64 (its whitening amplifies K's rounding)
+        Z = self.basis_.astype(np.float64) if wide else self.basis_
+        dtype = np.result_type(data.sample.dtype, Z.dtype, np.float32)
+        block_rows = kern.block_rows(data.sample, Z)  # blocks of the kernel's budget
+        Z = data.to_rows(Z)
+        with data.rows(self, functools.partial(kern, Z=Z), Z.shape[0], dtype,
+                       store=False, block_rows=block_rows) as rows:
+            acc = rows.reduce(chunk_moments, MomentAccumulator.merge, sw)
+        mom = (acc or MomentAccumulator()).result()  # (no row of positive weight: raises)
         T, cov = None, mom.cov
         if self.method == "nystrom":
-            T = nystrom_map(kern, self.basis_, "auto", "eigh").normalization
+            T = nystrom_map(kern, Z, "auto", "eigh").normalization
             cov = T.T @ cov @ T
         eig = symmetric_eigen(cov, self.n_components)
         components = eig.vectors if T is None else T @ eig.vectors
-        self.components_ = np.ascontiguousarray(components.T)
+        xp = namespace_of(cov)
+        self.components_ = np.ascontiguousarray(components.T) if xp is np else components.T
         self.mean_ = mom.mean
         self.explained_variance_ = eig.values
-        total = float(np.trace(cov))
+        total = float(np.trace(cov)) if xp is np else float(xp.sum(xp.linalg.diagonal(cov)))
         self.explained_variance_ratio_ = eig.values / total if total > 0 else eig.values * 0.0
         self._n_features_out = self.components_.shape[0]
-        return self
-
-    def _fit_on(self, backend, X, sample_weight):
-        """:meth:`fit` on an array-API backend: the moments of K(X, Z), the Nystrom map,
-        the eigenproblem, k-means landmarks and the fitted arrays on X's device (gamma and
-        'auto' resolved on a host copy of X)."""
-        X = self._validate_X(X, reset=True)
-        sw = check_sample_weight(to_numpy(sample_weight), X.shape[0])
-        kern = self._fit_basis(to_numpy(X), X_device=X)
-        xp = backend.xp
-        Z = xp_basis(backend, X, self.basis_indices_, self.basis_)
-        dtype = backend.widest_float() if self.method == "nystrom" else X.dtype
-        mean, cov = weighted_moments_on(
-            backend, lambda: xp_blocks(kern, X, Z, backend, dtype), sw)
-        T = None
-        if self.method == "nystrom":
-            T = xp.astype(nystrom_map_on(backend, kern, Z, "auto").normalization,
-                          cov.dtype)
-            cov = T.T @ cov @ T
-        eig = symmetric_eigen_on(backend, cov, self.n_components)
-        components = eig.vectors if T is None else T @ eig.vectors
-        self.basis_, self.components_, self.mean_ = Z, components.T, mean
-        self.explained_variance_ = eig.values
-        total = float(xp.sum(xp.linalg.diagonal(cov)))
-        self.explained_variance_ratio_ = eig.values / total if total > 0 else eig.values * 0.0
-        self._n_features_out = self.components_.shape[0]
-        return model_to_namespace(self, X)
-
-    def _transform_on(self, backend, X):
-        xp = backend.xp
-        dtype = backend.widest_float() if self.method == "nystrom" else X.dtype  # (_project)
-        P = backend.asarray(self.components_, dtype=dtype).T
-        shift = xp.reshape(backend.asarray(self.mean_, dtype=dtype), (1, -1)) @ P
-        scores = xp.astype(xp_apply(self._kernel(), X, backend.asarray(self.basis_, dtype=dtype),
-                                    P, backend, dtype) - shift, X.dtype)
-        if self.whiten:
-            std = xp.sqrt(backend.asarray(self.explained_variance_, dtype=X.dtype))
-            scores = scores / xp.where(std > 0, std, xp.ones_like(std))
-        return scores
+        return data.finish(self)
 
     @lazy_on_dask
     def transform(self, X):
@@ -217,12 +185,10 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         dask array for dask input, block by block)."""
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
-        backend = backend_of(X)
-        if not backend.is_numpy:
-            return self._transform_on(backend, X)
         scores = self._project(X, self._kernel(), self.basis_, self.mean_, self.components_,
                                wide=self.method == "nystrom")
         if self.whiten:
-            std = np.sqrt(self.explained_variance_)
-            scores /= np.where(std > 0, std, 1.0).astype(scores.dtype)
+            xp = namespace_of(scores)
+            std = xp.sqrt(self.explained_variance_)
+            scores /= astype(xp.where(std > 0, std, xp.ones_like(std)), scores.dtype)
         return scores

@@ -48,7 +48,7 @@ from ..solvers._rows import ArrayRows, host_square
 from ..utils import check_sample_weight, parse_memory_budget, seed_from
 from ._cluster import NO_DASHBOARD, gather, import_distributed
 
-__all__ = ["DASK_SAMPLE", "DaskInput", "DaskRows", "DaskState", "dask_client", "kernel_rows",
+__all__ = ["DASK_SAMPLE", "DaskInput", "DaskRows", "DaskState", "dask_client",
            "read_libsvm", "row_chunks", "sample_rows", "scale_gamma"]
 
 #: Rows of a dask collection the landmarks are chosen on (drawn from every chunk): enough
@@ -194,12 +194,18 @@ def sample_rows(X, size, random_state, y=None):
 
 
 class DaskInput:
-    """A fit's dask input, prepared on the client: X by row chunks (:func:`row_chunks`),
-    ``y`` and ``sample_weight`` as dask arrays chunked as X's rows (never brought to the
-    client), ``gamma`` resolved from every row when it is 'scale' (else None: the
-    estimator's own), and a sample of ``sample_size`` rows drawn uniformly from all rows
-    for the basis (``ids``, ``sample``, their labels ``sample_y``; every row, in order,
-    when there are no more)."""
+    """A fit's dask input, prepared on the client (the interface of
+    :mod:`sparsekernel._input`): X by row chunks (:func:`row_chunks`), ``y`` and
+    ``sample_weight`` as dask arrays chunked as X's rows (never brought to the client),
+    ``gamma`` resolved from every row when it is 'scale' (else None: the estimator's own),
+    and a sample of ``sample_size`` rows drawn uniformly from all rows for the basis
+    (``ids``, ``sample``, their labels ``sample_y``; every row, in order, when there are no
+    more)."""
+
+    #: The rows are on the workers: only the solvers on a row provider apply.
+    local = False
+    #: The basis is chosen on a sample of the rows.
+    sampled = True
 
     def __init__(self, est, X, y, sample_weight, sample_size=None):
         sample_size = DASK_SAMPLE if sample_size is None else sample_size
@@ -213,14 +219,42 @@ class DaskInput:
             else None
         self.ids, self.sample, self.sample_y = sample_rows(
             self.X, sample_size, seed_from(getattr(est, "random_state", None)), self.y)
+        # The basis is chosen on the sample, sized for all the rows.
+        self.basis_args = {"gamma": self.gamma, "n_rows": self.X.shape[0]}
+
+    @property
+    def n_rows(self):
+        return self.X.shape[0]
+
+    def on_host(self, max_rows):
+        """Itself: a cluster's rows stay on the workers, however few."""
+        return self
+
+    def to_rows(self, a):
+        """Itself: the client's arrays go to the workers with the tasks."""
+        return a
+
+    def y_basis(self, est):
+        """The encoded labels of the sample (None for a regressor or a transformer; after
+        :meth:`targets`, which sets ``classes_``)."""
+        return None if self.sample_y is None or not is_classifier(est) \
+            else est._encode(self.sample_y)
+
+    def finish(self, est):
+        """``est`` with its basis rows numbered as rows of X (:meth:`basis_from_rows`)."""
+        self.basis_from_rows(est)
+        return est
 
     def targets(self, est):
         """What a fit of ``est`` needs of the labels, as its in-memory ``fit`` derives it,
         as dask arrays chunked as X's rows: ``(Y, sw, y_enc)``, the +-1 one-vs-rest columns,
         weights times class weights and encoded labels of a classifier (``classes_`` set
-        from a reduction over the chunks), or a regressor's one target column, weights and
-        None. Sets ``n_features_in_`` (:meth:`set_features_in`)."""
+        from a reduction over the chunks), a regressor's one target column, weights and
+        None, or (without y) None, the weights and None. Sets ``n_features_in_``
+        (:meth:`set_features_in`)."""
         self.set_features_in(est)
+        if self.y is None:
+            return None, self.weights(), None
         if not is_classifier(est):
             Y = self.y.astype(np.float64)[:, None]
             return Y, self.weights(), None
@@ -266,18 +300,21 @@ class DaskInput:
             est.basis_indices_ = self.ids[est.basis_indices_]
 
     @contextlib.contextmanager
-    def rows(self, est, transform, m, dtype):
+    def rows(self, est, transform, m, dtype, squares=0.0, gather=GATHER_BYTES, store=True,
+             block_rows=None):
         """The :class:`DaskRows` of ``transform``'s features for the fit of ``est``, on
         Dask's default client (or a cluster started here), released when the block ends.
         ``est.memory_budget`` is per worker: the features are kept on the workers when a
         worker's share of them is at most half of it, else recomputed from the X chunks by
-        every task."""
+        every task, and always recomputed with ``store=False`` (a closed form's one
+        pass). (``squares``, ``gather`` and ``block_rows``: planned by the caller for rows in
+        one process; a chunk is a worker's block.)"""
         memory_budget = parse_memory_budget(getattr(est, "memory_budget", None))
         client, close = dask_client(type(est).__name__)
         try:
             share = (self.X.shape[0] * float(m) * np.dtype(dtype).itemsize
                      / max(1, len(client.nthreads())))
-            store = share <= memory_budget / 2
+            store = store and share <= memory_budget / 2
             rows = DaskRows(client, self.X, transform, m, dtype, store, type(est).__name__)
             try:
                 yield rows
@@ -304,12 +341,6 @@ def _along(a, X, name):
     if not hasattr(a, "dask"):
         return da.from_array(a, chunks=(X.chunks[0],) + a.shape[1:])
     return a.rechunk({0: X.chunks[0]})
-
-
-def kernel_rows(kernel, Z, X_chunk):
-    """K(X_chunk, Z): the reduced features of a chunk (with ``functools.partial``, a
-    ``transform`` for :class:`DaskRows`)."""
-    return kernel(X_chunk, Z)
 
 
 class DaskRows:

@@ -27,12 +27,11 @@ m, and no eigendecomposition.
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import eigh
-from scipy.linalg.lapack import dpstrf, dtrtri
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._docs import fill_doc
+from .._input import fit_input
 from ..base import (
     BASIS_CONSTRAINTS,
     KERNEL_CONSTRAINTS,
@@ -42,13 +41,11 @@ from ..base import (
 )
 from ..compute import (
     backend_of,
-    blas_threads,
-    dtype_name,
-    model_to_namespace,
     namespace_of,
-    pivoted_cholesky_on,
+    pivoted_cholesky,
     row_slices,
     sign_columns,
+    symmetric_eigh,
     to_numpy,
     triangular_inverse,
 )
@@ -57,11 +54,9 @@ from ..kernels._kernel import UNIT_DIAGONAL
 from ..kernels._xp import xp_apply, xp_basis, xp_kernel
 from ..utils import (
     Interval,
-    MemoryPlan,
     Options,
     eigenvalue_floor,
     feature_dtype,
-    parse_memory_budget,
 )
 from ..utils._progress import fit_note, fit_step
 from ..utils.fitted_spec import (
@@ -114,8 +109,14 @@ class NystromMap:
         extra memory is one float64 kernel block (block_rows x m) besides ``out``.
         """
         backend = backend_of(X)
-        if not backend.is_numpy:
-            return self._transform_on(backend, X)
+        if not backend.is_numpy:  # on X's device: its widest float, one dense product a block
+            xp, wide = backend.xp, backend.widest_float()
+            M = backend.asarray(self.normalization, dtype=wide)
+            return xp_apply(self.kernel, X, backend.asarray(self.Z, dtype=wide),
+                            xp.triu(M) if self.triangular else M, backend, wide,
+                            out_dtype=xp.float32 if self.dtype == np.float32 else X.dtype)
+        # On the host: the kernel's row blocks on the planned threads, float32 columns where
+        # float32 resolves them, triangular products by panels.
         Z = self.Z.astype(np.float64, copy=False)  # K in float64, even for float32 X
         if out is None:
             out = np.empty((X.shape[0], self.n_components),
@@ -182,19 +183,6 @@ class NystromMap:
         relative = (scale[0] / scale) ** 2  # lambda_j / lambda_0: scale_j = lambda_j^(-1/2)
         return int(np.count_nonzero(np.cumprod(relative > eigenvalue_floor(np.float32))))
 
-    def _transform_on(self, backend, X):
-        """F = K(X, Z) M on an array-API backend, block by block on X's device: computed in
-        the device's widest float (as on NumPy), stored in X's precision or the map's
-        float32."""
-        xp = backend.xp
-        wide = backend.widest_float()
-        dtype = xp.float32 if self.dtype == np.float32 else X.dtype
-        Z = backend.asarray(self.Z, dtype=wide)
-        M = backend.asarray(self.normalization, dtype=wide)
-        if self.triangular:  # M = L^(-T) is upper triangular; a dense product on a device
-            M = xp.triu(M)
-        return xp_apply(self.kernel, X, Z, M, backend, wide, out_dtype=dtype)
-
 
 #: Columns of M per panel of :func:`upper_product`.
 _PANEL = 128
@@ -228,10 +216,13 @@ def nystrom_map_bytes(m):
 def nystrom_map(kernel, Z, rcond="auto", method="eigh"):
     """Eigendecompose (or factor) K(Z, Z) in float64 and return the :class:`NystromMap`.
 
+    Computed where Z is: on NumPy, or on the device of an array-API namespace's Z
+    (``array_api_dispatch``), in its widest float (float64 but on devices without it).
+
     Parameters
     ----------
     kernel : Kernel
-    Z : ndarray or CSR matrix of shape (m, d)
+    Z : ndarray, CSR matrix or a namespace's array of shape (m, d)
         Landmarks.
     rcond : 'auto' or float
         Eigenvalues ``<= rcond * lambda_max`` are dropped ('auto': ``10 * eps`` of float64,
@@ -244,83 +235,44 @@ def nystrom_map(kernel, Z, rcond="auto", method="eigh"):
         largest remaining one is at or below the floor: M = L_r^(-T), a triangular product
         on r <= m landmarks, the same features up to a rotation and the floor.
     """
-    Z64 = Z.astype(np.float64)
-    K = kernel(Z64, Z64)
-    if method == "cholesky":  # pstrf reads the lower triangle only
-        return _cholesky_map(kernel, Z, K, eigenvalue_floor(np.float64, rcond))
-    K = 0.5 * (K + K.T)  # exact symmetry for eigh
+    backend = backend_of(Z)
+    xp, wide = backend.xp, backend.widest_float()
+    K = _landmark_gram(kernel, Z, backend)
     # In float64 whatever the features' precision: a float32 eigensolver's eigenvalues are
     # off by eps32 * lambda_max, a tenth of the smallest kept one (the floor), and its
     # eigenvectors of close eigenvalues differ between LAPACK builds and devices, so float32
-    # maps would differ between the NumPy and array-API paths well beyond float32 rounding
-    # of the features. On one thread: LAPACK's eigensolvers synchronize often, and on a
-    # busy machine OpenBLAS threads spin against other processes.
-    with blas_threads(1):
-        lam, U = eigh(K, driver="evd")
-    lam, U = lam[::-1].astype(np.float64), U[:, ::-1].astype(np.float64)  # descending
-    # Fix each eigenvector's sign (largest entry positive) so features are reproducible.
-    U = U * np.sign(U[np.abs(U).argmax(axis=0), np.arange(U.shape[1])])
-    keep = lam > eigenvalue_floor(np.float64, rcond) * max(lam[0], 0.0)
-    if not keep.any():
-        raise ValueError(
-            "K(Z, Z) has no positive eigenvalue: the kernel is zero on the landmarks "
-            f"(largest eigenvalue {lam[0]:.3g}); check the kernel parameters."
-        )
-    M = U[:, keep] / np.sqrt(lam[keep])
-    return NystromMap(kernel, Z, np.ascontiguousarray(M), lam[keep])
-
-
-def nystrom_map_on(backend, kernel, Z, rcond="auto", method="eigh"):
-    """:func:`nystrom_map` on an array-API backend: K(Z, Z) and its whitening computed on
-    Z's device, by eigendecomposition (M = U Lambda^(-1/2)) or by pivoted Cholesky
-    (:func:`~sparsekernel.compute.pivoted_cholesky_on`, the rule of LAPACK's ``pstrf``:
-    M = L_r^(-T) on the landmarks it keeps).
-
-    K(Z, Z), its factorization and the floor are in the device's widest float (float64 but
-    on devices without it), as on NumPy. The floor, the eigenvectors' signs and the
-    landmarks kept follow :func:`nystrom_map`.
-    """
-    xp = backend.xp
-    wide = backend.widest_float()
-    K = xp_kernel(kernel, Z, Z, backend, wide)
-    K = 0.5 * (K + K.T)
-    if kernel.name in UNIT_DIAGONAL:  # exactly, as NumPy's K(Z, Z) (Kernel.__call__)
-        eye = xp.eye(K.shape[0], dtype=xp.bool, device=backend.device)
-        K = xp.where(eye, xp.ones_like(K), K)
+    # maps would differ between NumPy and a device well beyond float32 rounding of the
+    # features.
     floor = eigenvalue_floor(np.float32 if wide == xp.float32 else np.float64, rcond)
     if method == "cholesky":
-        return _cholesky_map_on(backend, kernel, Z, K, floor)
-    lam, U = xp.linalg.eigh(K)
-    lam, U = xp.flip(lam), xp.flip(U, axis=1)  # descending
-    U = sign_columns(xp, U)
-    lam_host = to_numpy(lam).astype(np.float64)
+        return _cholesky_map(kernel, Z, K, floor, backend)
+    lam, U = symmetric_eigh(K)
+    del K
+    U = sign_columns(xp, U)  # each eigenvector's sign fixed: reproducible features
+    lam_host = np.asarray(to_numpy(lam), dtype=np.float64)
     r = int(np.count_nonzero(lam_host > floor * max(lam_host[0], 0.0)))
     if r == 0:
         raise ValueError(
             "K(Z, Z) has no positive eigenvalue: the kernel is zero on the landmarks "
             f"(largest eigenvalue {lam_host[0]:.3g}); check the kernel parameters.")
-    # Kept in the widest float, as NumPy's map (float64 M and eigenvalues).
     lam, U = xp.astype(lam[:r], wide), xp.astype(U[:, :r], wide)
-    return NystromMap(kernel, Z, U / xp.sqrt(lam), lam)
+    M = U / xp.sqrt(lam)
+    return NystromMap(kernel, Z, np.ascontiguousarray(M) if backend.is_numpy else M, lam)
 
 
-def _cholesky_map_on(backend, kernel, Z, K, floor):
-    """:func:`_cholesky_map` on K's device: the same landmarks (up to exact ties between
-    duplicates) and M = L_r^(-T)."""
+def _landmark_gram(kernel, Z, backend):
+    """K(Z, Z) in the widest float where Z is, exactly symmetric with the unit diagonal of
+    the kernels that have one (as :meth:`Kernel.__call__`)."""
+    if backend.is_numpy:
+        Z64 = Z.astype(np.float64)
+        return kernel(Z64, Z64)
     xp = backend.xp
-    tol = floor * float(xp.max(xp.sum(xp.abs(K), axis=1)))
-    L, selected = pivoted_cholesky_on(K, tol)
-    if not selected.size:
-        raise ValueError(
-            "K(Z, Z) has no positive pivot: the kernel is zero or negative on the landmarks "
-            f"(largest diagonal entry {float(xp.max(xp.linalg.diagonal(K))):.3g}); check the "
-            "kernel parameters.")
-    rows = backend.asarray(selected)
-    M = triangular_inverse(xp.take(L, rows, axis=0)).T
-    kernel = _kernel_on_selected(kernel, selected)
-    fmap = NystromMap(kernel, xp.take(Z, rows, axis=0), M, None, triangular=True)
-    fmap.selected = selected
-    return fmap
+    K = xp_kernel(kernel, Z, Z, backend, backend.widest_float())
+    K = 0.5 * (K + K.T)
+    if kernel.name in UNIT_DIAGONAL:
+        eye = xp.eye(K.shape[0], dtype=xp.bool, device=backend.device)
+        K = xp.where(eye, xp.ones_like(K), K)
+    return K
 
 
 def _kernel_on_selected(kernel, selected):
@@ -331,30 +283,28 @@ def _kernel_on_selected(kernel, selected):
                   coef0=kernel.coef0, memory_budget=kernel.memory_budget)
 
 
-def _cholesky_map(kernel, Z, K, floor):
-    """Triangular map on the landmarks chosen by pivoted Cholesky (module docstring)."""
-    tol = floor * max(float(np.abs(K[rows]).sum(axis=1).max())  # no m-square temporary
-                      for rows in row_slices(len(K), -(-len(K) // 256)))
-    # K.T: the Fortran-ordered view LAPACK factors in place (K is symmetric; a C-ordered
-    # argument would be copied first, another m x m array).
-    c, piv, rank, _ = dpstrf(K.T, tol=tol, lower=1, overwrite_a=1)
-    if rank == 0 or c[0, 0] <= 0:
+def _cholesky_map(kernel, Z, K, floor, backend):
+    """Triangular map on the landmarks chosen by pivoted Cholesky (module docstring),
+    K factored where it is (on NumPy in place)."""
+    xp = backend.xp
+    if backend.is_numpy:  # the largest absolute row sum, without an m-square copy
+        top = max(float(np.abs(K[rows]).sum(axis=1).max())
+                  for rows in row_slices(len(K), -(-len(K) // 256)))
+    else:
+        top = float(xp.max(xp.sum(xp.abs(K), axis=1)))
+    diagonal = float(xp.max(xp.linalg.diagonal(K)))  # (for the message: K is overwritten)
+    L, selected = pivoted_cholesky(K, floor * top)
+    if not selected.size:
         raise ValueError(
             "K(Z, Z) has no positive pivot: the kernel is zero or negative on the landmarks "
-            f"(largest diagonal entry {K.diagonal().max():.3g}); check the kernel parameters."
-        )
-    selected = piv[:rank] - 1
-    # L^(-1) in place (trtri: a third of the flops of solving against the identity); its
-    # strict upper triangle still holds K's entries: M = L^(-T) is cleared below its
-    # diagonal, row by row (LAPACK's arrays are Fortran-ordered, so M's rows are contiguous).
-    L_inv, info = dtrtri(c[:rank, :rank], lower=1, overwrite_c=1)
-    if info != 0:  # pstrf stopped before a zero pivot, so L is invertible
-        raise np.linalg.LinAlgError(f"trtri failed on the Cholesky factor (info={info}).")
-    M = L_inv.T
-    for i in range(1, rank):
-        M[i, :i] = 0.0
+            f"(largest diagonal entry {diagonal:.3g}); check the kernel parameters.")
+    M = triangular_inverse(L).T
     kernel = _kernel_on_selected(kernel, selected)  # per-centre widths follow their centres
-    fmap = NystromMap(kernel, Z[selected], np.ascontiguousarray(M), None, triangular=True)
+    if backend.is_numpy:
+        Z_r, M = Z[selected], np.ascontiguousarray(M)
+    else:
+        Z_r = xp.take(Z, backend.asarray(selected), axis=0)
+    fmap = NystromMap(kernel, Z_r, M, None, triangular=True)
     fmap.selected = selected
     return fmap
 
@@ -405,10 +355,7 @@ class NystromMapMixin:
                 # n_basis='auto' sizes a large fit, whose features are float32, by the
                 # landmarks float32 resolves (:ref:`precision`)
                 rcond = eigenvalue_floor(np.float32)
-        if X_device is None:
-            fmap = nystrom_from_basis(kern, res, rcond, method)
-        else:
-            fmap = nystrom_from_basis_on(X_device, kern, res, rcond, method)
+        fmap = nystrom_from_basis(kern, res, rcond, method, rows=X_device)
         fmap.dtype = dtype if planned else None
         # Cholesky whitening keeps the independent landmarks only (and their widths).
         if fmap.Z.shape[0] < res.centers.shape[0]:
@@ -418,36 +365,6 @@ class NystromMapMixin:
         self.normalization_ = fmap.normalization  # float64 (the widest float), as computed
         self.eigenvalues_ = fmap.eigenvalues
         return fmap
-
-    def _fit_rows_on(self, backend, X, y, sample_weight, whitening, planned=False):
-        """The labels, weights and map of a classifier fitted on an array-API backend, and
-        the provider of its features on X's device:
-        ``(y_enc, Y, sw, NamespaceRows)``. Labels, weights and gamma come from a host
-        copy of the data, as for a Dask collection; k-means landmarks and the whitening
-        are computed on the device, and the n x m features are computed and kept there."""
-        from ..solvers._rows import NamespaceRows
-
-        X = self._validate_X(X, reset=True)
-        X_host, y_enc, Y, sw = self._classifier_data(to_numpy(X), to_numpy(y),
-                                                     to_numpy(sample_weight))
-        fmap = self._fit_map(X_host, y_enc, whitening, planned=planned, X_device=X)
-        # memory_budget caps the device's memory as the host's: the features are stored
-        # there (streaming them on a device is not implemented), and the solver's squares
-        # (its Hessians and their factors) are formed there.
-        n, r = X.shape[0], fmap.n_components
-        itemsize = 4 if dtype_name(fmap.dtype or X.dtype) == "float32" else 8
-        squares, gather = self._device_squares(r, Y.shape[1])
-        MemoryPlan(type(self).__name__, parse_memory_budget(self.memory_budget),
-                   features=float(n) * r * itemsize, solver_squares=squares).require(
-            f"on {backend!r} the n x m features and the solver's (m+1)-square systems are "
-            "on the device: lower n_basis or raise memory_budget (the device's memory)")
-        return y_enc, Y, sw, NamespaceRows(fmap.transform(X), backend, gather)
-
-    def _device_squares(self, m, k):
-        """``(bytes, gather_bytes)``: the solver's squares and row gathers on a namespace's
-        device for m features and k problems, and the bytes of one gather
-        (:meth:`_fit_rows_on`; the estimators that fit there define it)."""
-        raise NotImplementedError
 
     def _map(self):
         return NystromMap(self._kernel(), self.basis_, self.normalization_, self.eigenvalues_,
@@ -594,20 +511,13 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
 
         Under ``array_api_dispatch`` with X of another namespace (a GPU's), the kernel, the
         eigendecomposition of K(Z, Z), k-means landmarks and the fitted arrays are on X's
-        device; gamma and 'auto' are resolved on a host copy of X.
+        device; gamma and 'auto' are resolved on a host copy of X. On a dask collection
+        the landmarks are chosen on a sample of every chunk, gamma='scale' from all rows.
         """
-        X = self._validate_X(X, reset=True)
-        backend = backend_of(X)
-        if backend.is_numpy:
-            self.n_components_ = self._fit_map(X).n_components
-            return self
-        kern, res = self._fit_kernel_basis(to_numpy(X), X_device=X)
-        Z = xp_basis(backend, X, res.indices, res.centers)
-        fmap = nystrom_map_on(backend, kern, Z, self.rcond)
-        self.basis_, self.basis_indices_, self.gamma_ = fmap.Z, res.indices, kern.gamma
-        self.normalization_, self.eigenvalues_ = fmap.normalization, fmap.eigenvalues
-        self.n_components_ = fmap.n_components
-        return model_to_namespace(self, X)
+        data = fit_input(self, X)
+        data.targets(self)  # (validates X)
+        self.n_components_ = self._fit_map(data.sample, **data.basis_args).n_components
+        return data.finish(self)
 
     @lazy_on_dask
     def transform(self, X):
@@ -627,7 +537,7 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
         return tags
 
 
-def nystrom_from_basis(kernel, basis, rcond="auto", method="eigh"):
+def nystrom_from_basis(kernel, basis, rcond="auto", method="eigh", rows=None):
     """The :class:`NystromMap` on a selector's landmarks (plain arguments, no estimator).
 
     Parameters
@@ -638,6 +548,10 @@ def nystrom_from_basis(kernel, basis, rcond="auto", method="eigh"):
         The chosen landmarks and, when they are training rows, their indices.
     rcond, method
         As in :func:`nystrom_map`.
+    rows : array of shape (n, d), optional
+        The training rows on an array-API namespace's device (``array_api_dispatch``):
+        the landmarks (its rows ``basis.indices``, or ``basis.centers`` moved there),
+        K(Z, Z) and the whitening are then computed there.
 
     Returns
     -------
@@ -645,24 +559,10 @@ def nystrom_from_basis(kernel, basis, rcond="auto", method="eigh"):
         ``indices`` holds the training rows of the landmarks kept (None when they are not
         training rows); with Cholesky whitening only the independent ones are kept.
     """
+    Z = basis.centers if rows is None else xp_basis(backend_of(rows), rows, basis.indices,
+                                                     basis.centers)
     with fit_step("feature-map"):  # a step of the running fit, for its callbacks
-        fmap = nystrom_map(kernel, basis.centers, rcond, method)
-    idx = basis.indices
-    if idx is not None and fmap.selected is not None:
-        idx = np.asarray(idx)[fmap.selected]
-    fmap.indices = idx
-    return fmap
-
-
-def nystrom_from_basis_on(X_device, kernel, basis, rcond="auto", method="eigh"):
-    """:func:`nystrom_from_basis` on the device of ``X_device`` (the training rows there,
-    under ``array_api_dispatch``): the landmarks (its rows ``basis.indices``, or
-    ``basis.centers``) moved or taken there, K(Z, Z) and its whitening computed there
-    (:func:`nystrom_map_on`)."""
-    backend = backend_of(X_device)
-    Z = xp_basis(backend, X_device, basis.indices, basis.centers)
-    with fit_step("feature-map"):
-        fmap = nystrom_map_on(backend, kernel, Z, rcond, method)
+        fmap = nystrom_map(kernel, Z, rcond, method)
     idx = basis.indices
     if idx is not None and fmap.selected is not None:
         idx = np.asarray(idx)[fmap.selected]

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ..compute import map_threads, max_threads, planned_threads
+from ..compute import backend_of, dtype_name, map_threads, max_threads, planned_threads
 from ..utils import parse_memory_budget
 from . import _functions as F
 from ._blocks import iter_row_slices, plan_block_rows
@@ -337,7 +337,14 @@ class Kernel:
         the distance kernels (a point's distance to itself is 0; the expansion
         ``||x||^2 + ||z||^2 - 2 <x, z>`` leaves rounding there, which would decide the ties
         of a pivoted Cholesky's first pivot).
+
+        X of an array-API namespace (``array_api_dispatch``): one block on its device
+        (:func:`~sparsekernel.kernels._xp.xp_kernel`), in the wider of X's and Z's
+        precisions, Z moved there.
         """
+        backend = backend_of(X)
+        if not backend.is_numpy:
+            return self._on_device(backend, X, Z)
         if Z is X and np.isscalar(self.gamma):
             out = self._gram(X, block_rows)
         else:
@@ -351,6 +358,13 @@ class Kernel:
         if Z is X and self.name in UNIT_DIAGONAL:
             np.fill_diagonal(out, 1.0)
         return out
+
+    def _on_device(self, backend, X, Z):
+        """K(X, Z) of a namespace's X on its device (:meth:`__call__`)."""
+        from ._xp import xp_kernel
+
+        dt = _device_dtype(backend, X, Z)
+        return xp_kernel(self, X, backend.asarray(Z, dt), backend, dt)
 
     def _gram(self, X, block_rows=None):
         """K(X, X), exactly symmetric, from half the products and exponentials: row blocks
@@ -391,8 +405,17 @@ class Kernel:
 
         ``coef`` has shape (m,) or (m, k); this is how a fitted model predicts. ``dtype``:
         the precision of K and the product (default the working dtype; a model on a Nystrom
-        map predicts in float64, :ref:`precision`).
+        map predicts in float64, :ref:`precision`). X of an array-API namespace: block by
+        block on its device (:func:`~sparsekernel.kernels._xp.xp_apply`), Z and coef moved
+        there, the result in that precision.
         """
+        backend = backend_of(X)
+        if not backend.is_numpy:
+            from ._xp import xp_apply
+
+            dt = _device_dtype(backend, X, Z, dtype)
+            return xp_apply(self, X, backend.asarray(Z, dt), backend.asarray(coef, dt),
+                            backend, dt)
         coef = np.asarray(coef)
         dtype = np.dtype(dtype or F.working_dtype(X, Z))
         out = np.empty((X.shape[0],) + coef.shape[1:], dtype=np.result_type(dtype, coef))
@@ -437,6 +460,13 @@ class Kernel:
         g = np.asarray(self.gamma, dtype=np.float64)
         g = g[:, None] if g.ndim else g
         return -2.0 * g * (row_sum[:, None] * Z - PX)
+
+
+def _device_dtype(backend, X, Z, dtype=None):
+    """The precision of K(X, Z) on a namespace's device: ``dtype`` (float64 asks for the
+    device's widest float), default the wider of X's and Z's."""
+    name = dtype_name(dtype or np.result_type(dtype_name(X.dtype), dtype_name(Z.dtype)))
+    return backend.widest_float() if name == "float64" else backend.xp.float32
 
 
 def _balanced(n, block_rows, n_threads, min_rows=256):

@@ -39,6 +39,7 @@ import numpy as np
 from sklearn.utils.metaestimators import available_if
 
 from .._docs import fill_doc
+from .._input import fit_data, fit_input
 from ..base import (
     BASIS_CONSTRAINTS,
     KERNEL_CONSTRAINTS,
@@ -52,16 +53,12 @@ from ..base import (
 )
 from ..compute import (
     add_to_diagonal,
-    backend_of,
-    model_to_namespace,
     namespace_of,
     spd_cholesky,
     to_numpy,
 )
 from ..features import nystrom_from_basis
-from ..features._nystrom import nystrom_map_on
 from ..kernels import resolve_gamma
-from ..kernels._xp import xp_basis, xp_blocks
 from ..solvers import (
     NormalEquations,
     as_row_blocks,
@@ -72,7 +69,6 @@ from ..utils import (
     MemoryPlan,
     constraints,
     fit_step,
-    is_dask_collection,
     parse_memory_budget,
 )
 from ..utils.fitted_spec import (
@@ -295,23 +291,22 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         """
         for name in ("_nystrom", "_moments", "_rows_summed", "n_rows_seen_"):  # start over
             self.__dict__.pop(name, None)
-        if is_dask_collection(X):
-            res = self._fit_dask(X, y, sample_weight)
-            report_result(self, res)
-            return fitted(self)
-        backend = backend_of(X)
-        if not backend.is_numpy:
-            res = self._fit_on(backend, X, y, sample_weight)
-            report_result(self, res)
-            return fitted(self)
-        X, Y, sw, y_enc = fit_data(self, X, y, sample_weight)
-        if self.n_basis is None:
-            self.gamma_ = resolve_gamma(self.gamma, X)
-            res = self._fit_exact(X, Y, sw)
+        data = fit_input(self, X, y, sample_weight)
+        if not data.local and self.n_basis is None:
+            raise ValueError(
+                f"{type(self).__name__} with n_basis=None is the exact LS-SVM (an n x n "
+                "system), which runs on NumPy arrays in memory only: pass n_basis (an int, a "
+                "fraction or 'auto') to fit on this input, or NumPy arrays.")
+        Y, sw, y_enc = data.targets(self)
+        if not data.local:
+            res = self._fit_where_rows_are(data, Y, sw)
+        elif self.n_basis is None:
+            self.gamma_ = resolve_gamma(self.gamma, data.X)
+            res = self._fit_exact(data.X, Y, sw)
         else:
-            res = self._fit_reduced(X, Y, sw, y_enc)
+            res = self._fit_reduced(data.X, Y, sw, y_enc)
         report_result(self, res)
-        return fitted(self)
+        return data.finish(fitted(self))
 
     def _fit_exact(self, X, Y, sw):
         """The exact LS-SVM with the kernel of ``gamma_``: every positive-weight row is a
@@ -353,72 +348,29 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         self._store(fmap.normalization @ res.coef, res)
         return res
 
-    def _fit_on(self, backend, X, y, sample_weight):
-        """The reduced LS-SVM on an array-API backend (``array_api_dispatch``): the features
-        and each block's centred moments on X's device (:meth:`_Moments.of_rows`), merged
-        and solved on the host as for a Dask collection, the fitted arrays moved to the
-        device. Labels, weights and gamma come from a host copy (as :meth:`fit` handles
-        them), k-means landmarks from the device; the exact LS-SVM (``n_basis=None``)
-        stays NumPy's."""
-        if self.n_basis is None:
-            raise ValueError(
-                f"{type(self).__name__} with n_basis=None is the exact LS-SVM, which runs on "
-                "NumPy only: pass n_basis (an int, a fraction or 'auto') to fit on "
-                f"{backend!r}, or NumPy arrays.")
-        X = self._validate_X(X, reset=True)
-        X_host, Y, sw, y_enc = fit_data(self, to_numpy(X), to_numpy(y), to_numpy(sample_weight))
-        kern, basis = self._fit_kernel_basis(X_host, y_enc, X_device=X)
-        xp, wide = backend.xp, backend.widest_float()
-        Z = xp_basis(backend, X, basis.indices, basis.centers)
-        fmap = nystrom_map_on(backend, kern, Z)
-        M = fmap.normalization  # features computed in the widest float (:ref:`precision`)
-        Yd, swd = backend.asarray(Y, wide), backend.asarray(sw, wide)
-        moments = None
-        for start, stop, K in xp_blocks(kern, X, Z, backend, wide):  # one block at a time
-            F = xp.astype(K @ M, X.dtype)  # stored in X's precision, as on NumPy
-            block = _Moments.of_rows(F, Yd[start:stop, :], swd[start:stop])
-            moments = block if moments is None else moments.merge(block)
-        if moments is None:
-            raise ValueError("sample_weight: every weight is 0; no row to fit on.")
-        with fit_step("solve"):
-            res = moments.solution(self.C)
-        self.basis_ = Z
-        self._store(to_numpy(fmap.normalization) @ res.coef, res)
-        model_to_namespace(self, X)
-        return res
-
-    def _fit_dask(self, X, y, sample_weight):
-        """The reduced LS-SVM of a dask array or dataframe: the basis chosen on a sample of
-        every chunk (``gamma='scale'`` from all rows), the map fitted on the client, and
-        each chunk's features summarized by its worker as the centred moments
-        ``partial_fit`` merges (:class:`_Moments`), folded on the workers; the client
-        solves the (m+1)-square system. The in-memory model to rounding, for the same
-        basis."""
-        from ..distributed._rows import DaskInput
-
-        if self.n_basis is None:
-            raise ValueError(
-                f"{type(self).__name__} with n_basis=None is the exact LS-SVM (an n x n "
-                "system): on dask input pass n_basis (an int, a fraction or 'auto').")
-        data = DaskInput(self, X, y, sample_weight)
-        Y, sw, y_enc = data.targets(self)
-        kern, basis = self._fit_kernel_basis(data.sample,
-                                             None if y_enc is None
-                                             else self._encode(data.sample_y),
-                                             gamma=data.gamma, n_rows=data.X.shape[0])
-        data.basis_from_rows(self)
-        fmap = nystrom_from_basis(kern, basis, "auto", "eigh")
+    def _fit_where_rows_are(self, data, Y, sw):
+        """The reduced LS-SVM of rows on a device or a cluster (:mod:`sparsekernel._input`):
+        the basis chosen on a sample (``gamma='scale'`` from all rows), the map fitted on
+        X's device or the client, and the features' centred moments that ``partial_fit``
+        merges (:class:`_Moments`) summed where the rows are, a block or a chunk at a
+        time; the (m+1)-square system is solved on the host. The in-memory model to
+        rounding, for the same basis."""
+        kern, basis = self._fit_kernel_basis(data.sample, data.y_basis(self),
+                                             **data.basis_args)
+        fmap = nystrom_from_basis(kern, basis, "auto", "eigh",
+                                  rows=data.basis_args.get("X_device"))
         with data.rows(self, fmap.transform, fmap.n_components,
-                       np.result_type(data.sample.dtype, np.float32)) as rows:
+                       np.result_type(data.sample.dtype, np.float32), store=False,
+                       block_rows=kern.block_rows(data.sample, basis.centers)) as rows:
             moments = rows.reduce(_Moments.of_rows, _Moments.merge, Y, sw)
         if moments is None:
             raise ValueError("sample_weight: every weight is 0; no row to fit on.")
         with fit_step("solve"):
             res = moments.solution(self.C)
         self._nystrom, self._moments = fmap, moments
-        self._rows_summed = data.X.shape[0]
+        self._rows_summed = data.n_rows
         self.basis_ = fmap.Z
-        self._store(fmap.normalization @ res.coef, res)
+        self._store(to_numpy(fmap.normalization) @ res.coef, res)
         return res
 
     def _partial_fit(self, X, y, sample_weight, classes=None):
@@ -449,21 +401,6 @@ class BaseLSSVM(KernelExpansionMixin, SparseKernelEstimator):
         self.coef_ = np.ascontiguousarray(coef.T)
         self.intercept_ = np.atleast_1d(res.intercept)
         self.objective_ = float(res.objective)
-
-
-def fit_data(est, X, y, sample_weight, classes=None, reset=True):
-    """Validated ``(X, Y, sw, y_enc)``: a classifier's +-1 one-vs-rest target columns and
-    encoded labels, or a regressor's one target column (``y_enc`` None).
-
-    ``reset=False`` checks X against the fitted ``n_features_in_`` and y against
-    ``classes_`` instead of setting them; ``classes`` are all the labels (else those of y).
-    """
-    if isinstance(est, OneVsRestClassifierMixin):
-        X, y_enc, Y, sw = est._classifier_data(X, y, sample_weight, classes=classes,
-                                               reset=reset)
-        return X, Y, sw, y_enc
-    X, y, sw = est._regressor_data(X, y, sample_weight, reset=reset)
-    return X, y[:, None], sw, None
 
 
 def fitted(est):

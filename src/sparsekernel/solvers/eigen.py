@@ -28,11 +28,10 @@ import numpy as np
 import scipy.linalg as la
 from scipy.linalg.blas import dsyrk as _syrk
 
-from ..compute import sign_columns, to_numpy
+from ..compute import Backend, namespace_of, sign_columns, symmetric_eigh, to_numpy
 
 __all__ = ["RANK_RTOL", "EigenResult", "MomentAccumulator", "Moments", "canonical_correlations",
-           "generalized_low_rank_eigen", "relative_ridge", "symmetric_eigen",
-           "symmetric_eigen_on", "weighted_moments_on", "whitening"]
+           "generalized_low_rank_eigen", "relative_ridge", "symmetric_eigen", "whitening"]
 
 #: Rank tolerance of feature covariances (module docstring): eigenvalues, pivots and squared
 #: singular values below this fraction of the largest count as zero. Not the eigenvalue floor.
@@ -41,8 +40,14 @@ RANK_RTOL = 1e-10
 
 def _full(upper):
     """The symmetric matrix of an upper triangle (what the syrk updates write)."""
-    upper = np.triu(upper)
-    return upper + np.triu(upper, 1).T
+    xp = namespace_of(upper)
+    upper = xp.triu(upper)
+    return upper + xp.triu(upper, k=1).T
+
+
+def _outer(a, b):
+    xp = namespace_of(a)
+    return xp.reshape(a, (-1, 1)) * xp.reshape(b, (1, -1))
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,8 @@ class MomentAccumulator:
     Sums are taken around a shift (the first block's mean) so that the final
     ``E[ff^T] - mean mean^T`` does not cancel catastrophically when the features have a large
     common offset, as kernel values do. All sums are float64 whatever the block dtype.
+    Blocks of an array-API namespace are summed on their device, in its widest float
+    (groups: NumPy only).
 
     Parameters
     ----------
@@ -92,6 +99,9 @@ class MomentAccumulator:
         ``weight`` (b,) are non-negative row weights (None: ones); ``group`` (b,) integer
         group labels in [0, n_groups) when groups were requested.
         """
+        xp = namespace_of(F)
+        if xp is not np:
+            return self._update_device(xp, F, weight)
         F = np.asarray(F, dtype=np.float64)
         w = np.ones(F.shape[0]) if weight is None else np.asarray(weight, dtype=np.float64)
         if self._shift is None:
@@ -114,6 +124,29 @@ class MomentAccumulator:
             self._gw += onehot.T @ w
             self._gs += onehot.T @ Gw
 
+    def _update_device(self, xp, F, weight):
+        """:meth:`update` on a device: the same shifted sums, the square in full (its
+        namespace has no ``syrk``), on F's device in its widest float."""
+        import array_api_compat
+
+        device = array_api_compat.device(F)
+        wide = Backend(xp, device).widest_float()
+        F = xp.astype(F, wide)
+        if self._shift is None:
+            self._shift = xp.mean(F, axis=0)
+            self._w, self._s1 = 0.0, xp.zeros_like(self._shift)
+            self._s2 = xp.zeros((F.shape[1], F.shape[1]), dtype=wide, device=device)
+        G = F - self._shift
+        if weight is None:
+            self._w += float(F.shape[0])
+            self._s1 += xp.sum(G, axis=0)
+        else:
+            w = xp.astype(weight, wide)
+            self._w += float(xp.sum(w))
+            self._s1 += xp.reshape(xp.reshape(w, (1, -1)) @ G, (-1,))
+            G = G * xp.reshape(xp.sqrt(w), (-1, 1))
+        self._s2 += G.T @ G
+
     def merge(self, other):
         """Both accumulators' rows in one (a new accumulator; either may be empty): the
         centred sums about the merged mean (Chan, Golub & LeVeque's pairwise update), so
@@ -125,14 +158,15 @@ class MomentAccumulator:
         out = MomentAccumulator(self.n_groups)
         w = self._w + other._w
         means = [a._shift + a._s1 / a._w if a._w > 0 else a._shift for a in (self, other)]
-        scatters = [_full(a._s2) - a._w * np.outer(m - a._shift, m - a._shift)
+        scatters = [_full(a._s2) - a._w * _outer(m - a._shift, m - a._shift)
                     for a, m in zip((self, other), means, strict=True)]
         delta = means[1] - means[0]
         out._shift = means[0] + (other._w / w) * delta if w > 0 else means[0]
-        out._w, out._s1 = w, np.zeros_like(self._s1)
-        out._s2 = np.asfortranarray(scatters[0] + scatters[1]
-                                    + (self._w * other._w / w if w > 0 else 0.0)
-                                    * np.outer(delta, delta))
+        out._w, out._s1 = w, self._s1 * 0.0
+        out._s2 = (scatters[0] + scatters[1]
+                   + (self._w * other._w / w if w > 0 else 0.0) * _outer(delta, delta))
+        if isinstance(out._s2, np.ndarray):  # (syrk updates a Fortran-ordered sum in place)
+            out._s2 = np.asfortranarray(out._s2)
         if self.n_groups:  # group sums about the new shift
             out._gw = self._gw + other._gw
             out._gs = sum(a._gs + a._gw[:, None] * (a._shift - out._shift)
@@ -144,8 +178,7 @@ class MomentAccumulator:
         if self._shift is None or self._w <= 0:
             raise ValueError("No rows with positive weight were accumulated.")
         d = self._s1 / self._w
-        upper = np.triu(self._s2)
-        cov = (upper + np.triu(upper, 1).T) / self._w - np.outer(d, d)
+        cov = _full(self._s2) / self._w - _outer(d, d)
         mean = self._shift + d
         if not self.n_groups:
             return Moments(mean, cov, self._w)
@@ -200,7 +233,8 @@ def _signs(V):
 
 
 def symmetric_eigen(C, n_components=None, rtol=RANK_RTOL):
-    """Leading eigenpairs of the symmetric PSD matrix ``C`` (PCA).
+    """Leading eigenpairs of the symmetric PSD matrix ``C`` (PCA), where C is (NumPy, or a
+    namespace's device).
 
     Eigenvalues below ``rtol * max`` are floored to zero and count as outside the rank; with
     ``n_components=None`` all components above the floor are returned.
@@ -209,14 +243,14 @@ def symmetric_eigen(C, n_components=None, rtol=RANK_RTOL):
     -------
     EigenResult
     """
-    vals, vecs = la.eigh(C)
-    vals, vecs = vals[::-1], vecs[:, ::-1]
-    top = max(vals[0], 0.0) if vals.size else 0.0
-    vals = np.where(vals > rtol * top, vals, 0.0)
-    rank = int(np.count_nonzero(vals))
+    xp = namespace_of(C)
+    vals, vecs = symmetric_eigh(C, driver=None)
+    host = np.asarray(to_numpy(vals), dtype=np.float64)
+    top = max(float(host[0]), 0.0) if host.size else 0.0
+    rank = int(np.count_nonzero(host > rtol * top))
     k = _check_k(n_components, rank if n_components is None else C.shape[0], "features")
-    vecs = vecs[:, :k]
-    return EigenResult(vals[:k], vecs * _signs(vecs), rank=rank,
+    vals = xp.where(vals > rtol * top, vals, xp.zeros_like(vals))
+    return EigenResult(vals[:k], sign_columns(xp, vecs[:, :k]), rank=rank,
                        message=f"eigh of a {C.shape[0]}x{C.shape[0]} matrix, rank {rank}")
 
 
@@ -309,54 +343,3 @@ def canonical_correlations(S11, S22, S12, ridge_x=0.0, ridge_y=0.0, n_components
     return EigenResult(np.clip(rho[:k], 0.0, None), a * signs, b * signs, rank=rank,
                        message=f"whitening by {how1} / {how2}, SVD of "
                                f"{T1.shape[1]}x{T2.shape[1]}")
-
-
-def weighted_moments_on(backend, blocks, weight):
-    """Weighted mean and covariance (1/sum(w) normalisation, as :class:`Moments`) of feature
-    rows on an array-API backend, in its widest float.
-
-    Parameters
-    ----------
-    backend : :class:`~sparsekernel.compute.Backend`
-    blocks : callable
-        ``blocks()`` yields ``(start, stop, F[start:stop])`` on the device; called twice
-        (the mean, then the centred scatter), so the rows are never held at once.
-    weight : ndarray of shape (n,)
-        Non-negative row weights (host) with a positive sum.
-
-    Returns
-    -------
-    mean : array of shape (p,)
-    cov : array of shape (p, p)
-    """
-    xp, wide = backend.xp, backend.widest_float()
-    total = float(np.sum(weight))
-    if not total > 0:
-        raise ValueError("No rows with positive weight were accumulated.")
-    w = backend.asarray(np.asarray(weight, dtype=np.float64), wide)
-    s1 = None
-    for start, stop, F in blocks():
-        part = xp.reshape(w[start:stop], (1, -1)) @ xp.astype(F, wide)
-        s1 = part if s1 is None else s1 + part
-    mean = s1 / total
-    cov = None
-    for start, stop, F in blocks():
-        Fc = (xp.astype(F, wide) - mean) * xp.reshape(xp.sqrt(w[start:stop]), (-1, 1))
-        cov = Fc.T @ Fc if cov is None else cov + Fc.T @ Fc
-    return xp.reshape(mean, (-1,)), cov / total
-
-
-def symmetric_eigen_on(backend, C, n_components=None, rtol=RANK_RTOL):
-    """:func:`symmetric_eigen` on an array-API backend: the leading eigenpairs of the
-    symmetric PSD matrix ``C`` (of that namespace), on its device."""
-    xp = backend.xp
-    vals, vecs = xp.linalg.eigh(0.5 * (C + C.T))
-    vals, vecs = xp.flip(vals), xp.flip(vecs, axis=1)
-    host = np.asarray(to_numpy(vals), dtype=np.float64)
-    top = float(max(host[0], 0.0)) if host.size else 0.0
-    keep = host > rtol * top
-    rank = int(np.count_nonzero(keep))
-    k = _check_k(n_components, rank if n_components is None else C.shape[0], "features")
-    vals = xp.where(vals > rtol * top, vals, xp.zeros_like(vals))
-    return EigenResult(vals[:k], sign_columns(xp, vecs[:, :k]), rank=rank,
-                       message=f"eigh of a {C.shape[0]}x{C.shape[0]} matrix, rank {rank}")

@@ -27,6 +27,7 @@ import functools
 
 import numpy as np
 
+from .._input import fit_input
 from ..base import (
     BASIS_CONSTRAINTS,
     KERNEL_CONSTRAINTS,
@@ -97,30 +98,30 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
         Z = X if self.n_basis is None else self.basis_
         return reduced_design(kern, X, Z, store=store)
 
-    def _fit_dask(self, X, y, sample_weight):
-        """The same model on a dask array or dataframe, its rows left on the workers: the
-        basis chosen on a sample of every chunk, each chunk's K(X_p, Z) computed and kept
-        on its worker, and the solver of :meth:`_solve` on the
-        :class:`~sparsekernel.distributed._rows.DaskRows` of those features (as
-        :meth:`LowRankSVC._fit_dask <sparsekernel.LowRankSVC._fit_dask>`)."""
-        from ..distributed._rows import DaskInput, kernel_rows
+    def _fit(self, X, y, sample_weight):
+        """The one fit, wherever X's rows are (:mod:`sparsekernel._input`): in memory,
+        the features as :meth:`_design` plans them; on a dask collection, the basis chosen
+        on a sample of every chunk and each chunk's K(X_p, Z) computed and kept on its
+        worker, the solver of :meth:`_solve` on their
+        :class:`~sparsekernel.distributed._rows.DaskRows`."""
 
+        data = fit_input(self, X, y, sample_weight, namespaces=False)
+        Y, sw, y_enc = data.targets(self)
+        labels = self._problem_labels if y_enc is not None else None
+        if data.local:
+            self._solve(self._design(data.X, y_enc, Y.shape[1]), Y, sw, labels)
+            return data.finish(self)
         if self.n_basis is None:
             raise ValueError(
                 f"{type(self).__name__} with n_basis=None uses every row as a basis function "
-                "(an n x n kernel): on dask input pass n_basis (an int, a fraction or "
-                "'auto').")
-        data = DaskInput(self, X, y, sample_weight)
-        Y, sw, y_enc = data.targets(self)
-        labels = self._problem_labels if y_enc is not None else None
-        kern, _ = self._fit_kernel_basis(data.sample, None if y_enc is None
-                                         else self._encode(data.sample_y),
-                                         gamma=data.gamma, n_rows=data.X.shape[0])
-        data.basis_from_rows(self)
+                "(an n x n kernel): on rows that are not in memory pass n_basis (an int, a "
+                "fraction or 'auto').")
+        kern, _ = self._fit_kernel_basis(data.sample, data.y_basis(self), **data.basis_args)
         Z = self.basis_
-        with data.rows(self, functools.partial(kernel_rows, kern, Z),
+        with data.rows(self, functools.partial(kern, Z=Z),
                        Z.shape[0], working_dtype(data.sample, Z)) as rows:
             self._solve(rows, Y, sw, labels)
+        return data.finish(self)
 
     def _check_full_kernel(self):
         """``n_basis=None``: no other basis was asked for."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._docs import fill_doc
 from ..base import OneVsRestClassifierMixin, SingleTargetRegressorMixin
 from ..solvers import SquaredSmoothEpsilonInsensitive, SquaredSmoothHinge
-from ..utils import constraints, is_dask_collection
+from ..utils import constraints
 from ..utils.fitted_spec import CLASSES, FEATURES, INFO, OVR, SINGLE, ClassSpec, kernel_basis
 from ._base import SVM_CONSTRAINTS, BaseSmoothSVM
 
@@ -154,12 +154,7 @@ class ReducedSVC(OneVsRestClassifierMixin, BaseSmoothSVM):
         self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
-        if is_dask_collection(X):
-            self._fit_dask(X, y, sample_weight)
-            return self
-        X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
-        self._solve(self._design(X, y_enc, Y.shape[1]), Y, sw, self._problem_labels)
-        return self
+        return self._fit(X, y, sample_weight)
 
     fit.__doc__ = _FIT_DOC.format(y="Class labels of any type scikit-learn accepts.")
 
@@ -271,11 +266,7 @@ class ReducedSVR(SingleTargetRegressorMixin, BaseSmoothSVM):
         self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
-        if is_dask_collection(X):
-            self._fit_dask(X, y, sample_weight)
-        else:
-            X, y, sw = self._regressor_data(X, y, sample_weight)
-            self._solve(self._design(X, None), y[:, None], sw)
+        self._fit(X, y, sample_weight)
         self.coef_, self.intercept_ = self.coef_[0], float(self.intercept_[0])
         self.n_iter_ = int(self.n_iter_[0])
         return self

@@ -23,6 +23,7 @@ import numpy as np
 from scipy.special import expit, log_expit, log_softmax, softmax
 
 from .._docs import fill_doc
+from .._input import fit_input
 from ..base import (
     BASIS_CONSTRAINTS,
     KERNEL_CONSTRAINTS,
@@ -32,10 +33,10 @@ from ..base import (
     lazy_on_dask,
     report_result,
 )
-from ..compute import backend_of, max_threads, model_to_namespace, namespace_of
+from ..compute import max_threads, namespace_of
 from ..features._nystrom import NystromMapMixin, nystrom_map_spec
 from ..solvers.logistic import logistic_newton, logistic_newton_bytes
-from ..utils import Interval, Options, SolverProgress, constraints, is_dask_collection
+from ..utils import Interval, Options, SolverProgress, constraints
 from ..utils.fitted_spec import CLASSES, INFO, Floats
 from ._memory import Budget
 
@@ -174,9 +175,9 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
                 "solver": logistic_newton_bytes(n, m, 1 if k == 1 else k, itemsize,
                                                 max_threads())}
 
-    def _device_squares(self, m, k):
-        """logistic_newton's squares (its memory without the per-row arrays, which stay
-        on the host) and one row gather, and that gather's bytes."""
+    def _solver_squares(self, m, k):
+        """``(bytes, gather_bytes)``: logistic_newton's squares (its memory without the
+        per-row arrays) and one row gather, and that gather's bytes."""
         gather = Budget(self).gather(m)
         return logistic_newton_bytes(0, m, k, 8, max_threads()) + gather, gather
 
@@ -198,24 +199,16 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
         -------
         self
         """
-        if is_dask_collection(X):
-            from ..distributed._rows import DaskInput
-
-            data = DaskInput(self, X, y, sample_weight)
-            _, sw, y_enc = data.targets(self)
-            fmap = self._fit_map(data.sample, self._encode(data.sample_y), "cholesky",
-                                 gamma=data.gamma, n_rows=data.X.shape[0])
-            data.basis_from_rows(self)
-            with data.rows(self, fmap.transform, fmap.n_components,
-                           np.result_type(data.sample.dtype, np.float32)) as rows:
-                # (this solver's per-row state is the client's: labels and weights there)
-                return self._solve(rows, np.asarray(y_enc), np.asarray(sw))
-        backend = backend_of(X)
-        if not backend.is_numpy:  # features and solver products on X's device
-            y_enc, _, sw, rows = self._fit_rows_on(backend, X, y, sample_weight, "cholesky")
-            return model_to_namespace(self._solve(rows, y_enc, sw), X)
-        X, y_enc, _, sw = self._classifier_data(X, y, sample_weight)
-        return self._solve(self._fit_map(X, y_enc, "cholesky").transform(X), y_enc, sw)
+        data = fit_input(self, X, y, sample_weight)
+        _, sw, y_enc = data.targets(self)
+        fmap = self._fit_map(data.sample, data.y_basis(self), "cholesky", **data.basis_args)
+        m = fmap.n_components
+        squares, gather = self._solver_squares(m, self._n_problems)
+        with data.rows(self, fmap.transform, m, np.result_type(data.sample.dtype, np.float32),
+                       squares, gather) as rows:
+            # (this solver's per-row state is the client's: labels and weights there)
+            self._solve(rows, np.asarray(y_enc), np.asarray(sw))
+        return data.finish(self)
 
     def _solve(self, F, y_enc, sw):
         """The penalized logistic regression on the features (or their provider) F."""

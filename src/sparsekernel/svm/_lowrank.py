@@ -28,6 +28,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 from .._docs import fill_doc
+from .._input import fit_input
 from ..base import (
     BASIS_CONSTRAINTS,
     DTYPES,
@@ -37,7 +38,6 @@ from ..base import (
     SparseKernelEstimator,
 )
 from ..basis._base import BasisResult
-from ..compute import backend_of, model_to_namespace, to_numpy
 from ..features._nystrom import NystromMapMixin, nystrom_from_basis, nystrom_map_spec
 from ..solvers import SelectiveBlockMinimization, dual_cd, newton_kernel_bytes
 from ..solvers.newton_ovr import newton_ovr_bytes
@@ -48,7 +48,6 @@ from ..utils import (
     constraints,
     feature_dtype,
     fit_note,
-    is_dask_collection,
     largest_within,
     log_line,
     plain,
@@ -281,21 +280,32 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         """
         self.__dict__.pop("_sbm", None)
         self.__dict__.pop("n_rows_seen_", None)
-        if is_dask_collection(X):
-            return self._fit_dask(X, y, sample_weight)
-        backend = backend_of(X)
-        if backend.is_numpy:
-            return self._fit_arrays(X, y, sample_weight)
-        if X.shape[0] > ALL_ROWS_MAX:
-            return self._fit_on(backend, X, y, sample_weight)
-        # Few enough rows for the exact machine on every row (chosen by the fit): fitted on
-        # a host copy, as on NumPy, the model then moved to X's device.
-        self._fit_arrays(to_numpy(X), to_numpy(y), to_numpy(sample_weight))
-        return model_to_namespace(self, X)
+        # Few enough rows for the exact machine on every row (chosen by the fit): a
+        # device's rows are fitted on a host copy, the model then moved to the device.
+        data = fit_input(self, X, y, sample_weight).on_host(ALL_ROWS_MAX)
+        if not data.local and self.loss != "squared_hinge":
+            raise ValueError(
+                f"LowRankSVC fits {type(X).__name__} input where its rows are with "
+                f"loss='squared_hinge' (the Newton solver on the rows' provider); got "
+                f"loss={self.loss!r}.")
+        Y, sw, y_enc = data.targets(self)
+        if data.local:
+            fmap = self._plan_in_memory(data.X, Y, sw, y_enc)
+            if fmap is None:  # fitted on every row, or streamed
+                return data.finish(self)
+        else:
+            fmap = self._fit_map(data.sample, data.y_basis(self), self.whitening,
+                                 planned=True, **data.basis_args)
+        squares, gather = self._solver_squares(fmap.n_components, Y.shape[1])
+        with data.rows(self, fmap.transform, fmap.n_components, fmap.dtype,
+                       squares, gather) as rows:
+            self._solve_features(rows, Y, sw)
+        return data.finish(self)
 
-    def _fit_arrays(self, X, y, sample_weight):
-        """:meth:`fit` on NumPy or SciPy arrays."""
-        X, y_enc, Y, sw = self._classifier_data(X, y, sample_weight)
+    def _plan_in_memory(self, X, Y, sw, y_enc):
+        """The memory plan of a fit in memory, and the map when the features are stored
+        (None when the fit ended here: the exact machine on every row, or block
+        minimization over chunks of as many rows as fit)."""
         (n, k), budget = Y.shape, Budget(self)
         smallest = min(MIN_CHUNK, self.chunk_size, n)
 
@@ -312,66 +322,22 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
             X, y_enc, m_max, n if exact else None, budget_for=lambda m: budget_holding(
                 self, lambda b: lowrank_plan(b, self, n, m, k, itemsize(m)).total))
         if res.info.get("all_rows"):
-            return self._fit_all_rows(X, Y, sw, kern)
+            self._fit_all_rows(X, Y, sw, kern)
+            return None
         fmap = self._map_on_basis(kern, res, X, self.whitening, planned=True)
         fmap.kernel.memory_budget = int(budget.kernel)  # the blocks' share of the budget
         m = fmap.n_components
         if plan(m).fits():
-            self._solve_in_memory(fmap.transform(X), Y, sw, budget)
-        else:  # stream chunks of as many rows as fit (at most chunk_size)
-            rows = largest_within(lambda c: plan(m, c).total, budget.bytes, smallest,
-                                  max(smallest, min(self.chunk_size, n))) or smallest
-            self._stream_fit(lambda: _row_chunks(rows, X, Y, sw), fmap, rows)
-        return self
+            return fmap
+        # stream chunks of as many rows as fit (at most chunk_size)
+        rows = largest_within(lambda c: plan(m, c).total, budget.bytes, smallest,
+                              max(smallest, min(self.chunk_size, n))) or smallest
+        self._stream_fit(lambda: _row_chunks(rows, X, Y, sw), fmap, rows)
+        return None
 
-    def _fit_dask(self, X, y, sample_weight):
-        """The same model on a dask array or dataframe, its rows left on the workers.
-
-        The landmarks are chosen on a sample of
-        :data:`~sparsekernel.distributed._rows.DASK_SAMPLE` rows drawn from every chunk
-        (``n_basis='auto'`` is sized on it; ``gamma='scale'`` comes from a reduction over
-        all rows), the map is fitted on the client, and every chunk's features are computed
-        and kept on its worker, where newton_ovr's products and Gram sums run
-        (:class:`~sparsekernel.distributed._rows.DaskRows`), and so do the labels, weights
-        and the solver's per-row state. Given the same basis (``basis=FixedBasis(Z)``)
-        and gamma, the model is the in-memory fit's to the solver's tolerance.
-        """
-        from ..distributed._rows import DaskInput
-
-        if self.loss != "squared_hinge":
-            raise ValueError(
-                f"LowRankSVC fits dask input with loss='squared_hinge' (the Newton solver "
-                f"on the workers' features); got loss={self.loss!r}.")
-        data = DaskInput(self, X, y, sample_weight)
-        Y, sw, y_enc = data.targets(self)
-        fmap = self._fit_map(data.sample, self._encode(data.sample_y), self.whitening,
-                             planned=True, gamma=data.gamma, n_rows=data.X.shape[0])
-        data.basis_from_rows(self)
-        with data.rows(self, fmap.transform, fmap.n_components,
-                       fmap.dtype) as rows:
-            self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
-                self, rows, Y, sw, self._problem_labels, Budget(self))
-        return self
-
-    def _fit_on(self, backend, X, y, sample_weight):
-        """The same model on an array-API namespace (``array_api_dispatch``): the features
-        computed and kept on X's device, where newton_ovr's products and Gram sums run
-        (:class:`~sparsekernel.solvers._rows.NamespaceRows`); the fitted arrays are moved
-        there. Labels, weights and the map come from a host copy (as for a dask input)."""
-        if self.loss != "squared_hinge":
-            raise ValueError(
-                f"LowRankSVC fits arrays of {backend!r} with loss='squared_hinge' (the Newton "
-                f"solver on the device's features); got loss={self.loss!r}.")
-        _, Y, sw, rows = self._fit_rows_on(backend, X, y, sample_weight, self.whitening,
-                                           planned=True)
-        self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
-            self, rows, Y, sw, self._problem_labels, Budget(self))
-        model_to_namespace(self, X)
-        return self
-
-    def _device_squares(self, m, k):
-        """newton_ovr's squares and gathers (its memory without the per-row arrays, which
-        stay on the host), and one gather's bytes."""
+    def _solver_squares(self, m, k):
+        """``(bytes, gather_bytes)``: newton_ovr's squares and gathers (its memory without
+        the per-row arrays, which stay with the rows), and one gather's bytes."""
         budget = Budget(self)
         gather = budget.gather(m)
         return newton_ovr_bytes(0, m, k, budget.threads, budget.hessians, gather), gather
@@ -407,10 +373,12 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         self.n_iter_ = np.array([r.n_iter for r in results])
         return self
 
-    def _solve_in_memory(self, F, Y, sw, budget):
+    def _solve_features(self, F, Y, sw):
+        """Every problem on the features F (stored, or a provider of them): jointly by
+        exact Newton (squared hinge), or each by dual coordinate descent (hinge, stored F)."""
         if self.loss == "squared_hinge":
             self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
-                self, F, Y, sw, self._problem_labels, budget)
+                self, F, Y, sw, self._problem_labels, Budget(self))
             return
         k = Y.shape[1]
         rng = np.random.default_rng(seed_from(self.random_state))
