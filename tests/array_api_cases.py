@@ -487,19 +487,22 @@ def test_kmeans_landmarks_are_chosen_on_the_device(xps, dispatch, monkeypatch, d
     from sparsekernel.basis import _lloyd
 
     calls = []
-    original = _lloyd._lloyd_on
+    original = _lloyd._assign
 
-    def spy(xp, X, *args):
+    def spy(X, centers, *args):  # every assignment step: rows and centres on the device
         calls.append(type(X).__module__)
-        return original(xp, X, *args)
+        calls.append(type(centers).__module__)
+        return original(X, centers, *args)
 
-    monkeypatch.setattr(_lloyd, "_lloyd_on", spy)
+    monkeypatch.setattr(_lloyd, "_assign", spy)
     X, y = _data(dtype, 1200)
     if duplicates:  # a third of the rows repeat 10 points: duplicate start rows
         X[::3] = X[:10].repeat(40, axis=0)[: len(X[::3])]
     params = dict(n_basis=30, basis="kmeans", gamma=2.0, random_state=0)
     with sklearn.config_context(array_api_dispatch=False):
         ref = NystromFeatures(**params).fit(X)
+    assert calls and set(calls) == {"numpy"}
+    calls.clear()
     est = NystromFeatures(**params).fit(xps.asarray(X))
     assert calls and all(module.split(".")[0] == xps.name for module in calls)
     np.testing.assert_allclose(np.asarray(est.basis_), ref.basis_, rtol=0,

@@ -57,23 +57,32 @@ def lloyd(X, n_clusters, max_iter, rng, block_bytes=_BLOCK_BYTES):
         rows is as sparse as their union, while the dense loop holds about four m x d
         arrays). A cluster that loses every row keeps its previous centre.
     """
-    if not sp.issparse(X) and namespace_of(X) is not np:
-        return _lloyd_on(namespace_of(X), X, n_clusters, max_iter, rng, block_bytes)
+    device = not sp.issparse(X) and namespace_of(X) is not np
+    xp = namespace_of(X) if device else np
     n, d = X.shape
-    dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
-    start = X[np.sort(rng.choice(n, n_clusters, replace=False))]
-    if sp.issparse(X) and 4.0 * n_clusters * d * np.dtype(dtype).itemsize > block_bytes:
-        centers = sp.csr_matrix(start, dtype=dtype)
+    start = np.sort(rng.choice(n, n_clusters, replace=False))
+    if device:
+        centers = xp.take(X, _on_device(xp, start, X), axis=0)
     else:
-        centers = _dense(start, dtype)
+        dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+        start = X[start]
+        if sp.issparse(X) and 4.0 * n_clusters * d * np.dtype(dtype).itemsize > block_bytes:
+            centers = sp.csr_matrix(start, dtype=dtype)
+        else:
+            centers = _dense(start, dtype)
     labels = None
     for _ in range(max_iter):
         new, dist = _assign(X, centers, block_bytes)
-        if labels is not None and np.array_equal(new, labels):
+        if labels is not None and bool(xp.all(new == labels)):
             break
         labels = new
-        centers = _means(X, labels, dist, centers)
+        centers = _means(X, labels, dist, centers, block_bytes)
     return centers
+
+
+def _on_device(xp, a, like):
+    """The host array ``a`` on the device of ``like``."""
+    return xp.asarray(a, device=_device_of(like))
 
 
 def _dense(A, dtype):
@@ -82,37 +91,45 @@ def _dense(A, dtype):
 
 def _assign(X, centers, block_bytes=_BLOCK_BYTES):
     """Index of the nearest centre of every row, and ||x - z||^2 - ||x||^2 there (the row's
-    own norm is the same for every centre, so it is left out)."""
-    z2 = squared_norms(centers, centers.dtype)
+    own norm is the same for every centre, so it is left out). On the host the blocks run
+    on the planned threads; on a device one after another (the device is parallel)."""
+    device = not sp.issparse(centers) and namespace_of(centers) is not np
+    xp = namespace_of(centers) if device else np
     n, m = X.shape[0], centers.shape[0]
-    itemsize = centers.dtype.itemsize
-    if sp.issparse(centers):  # a block's product is sparse, then densified: about 3 copies
+    itemsize = np.dtype(dtype_name(centers.dtype)).itemsize
+    if device:  # a block's distances and their temporary
+        z2 = xp.reshape(xp.sum(centers * centers, axis=1), (1, -1))
+        minus_2zt, per_entry = -2.0 * centers.T, 2 * itemsize
+    elif sp.issparse(centers):  # a block's product is sparse, then densified: about 3 copies
+        z2 = squared_norms(centers, centers.dtype)
         minus_2zt, per_entry = (-2.0 * centers.T).tocsr(), 3 * itemsize
     else:
+        z2 = squared_norms(centers, centers.dtype)
         minus_2zt, per_entry = np.ascontiguousarray(-2.0 * centers.T), itemsize
-    threads = planned_threads()
     step = max(1, int(block_bytes // (per_entry * max(m, 1))))
-    # at most block_bytes of distances a block, and a block for every CPU: a small set (one
-    # block's worth of distances) would otherwise leave a core idle. The CPUs, not
-    # the threads in force: the same blocks, so the same distances and nearest centres, at
-    # any thread count (compute.max_threads).
-    blocks = row_slices(n, max(max_threads(), -(-n // step)))
+    # at most block_bytes of distances a block, and on the host a block for every CPU: a
+    # small set (one block's worth of distances) would otherwise leave a core idle. The
+    # CPUs, not the threads in force: the same blocks, so the same distances and nearest
+    # centres, at any thread count (compute.max_threads).
+    blocks = row_slices(n, max(1 if device else max_threads(), -(-n // step)))
 
     def nearest(rows):
-        D = X[rows] @ minus_2zt
-        D = D.toarray() if sp.issparse(D) else np.asarray(D)
+        D = X[rows, :] @ minus_2zt
+        D = D.toarray() if sp.issparse(D) else D
         D += z2
-        j = np.argmin(D, axis=1)
-        return j, D[np.arange(len(j)), j]
+        return xp.argmin(D, axis=1), xp.min(D, axis=1)
 
-    parts = map_threads(nearest, blocks, threads)
-    return np.concatenate([j for j, _ in parts]), np.concatenate([d for _, d in parts])
+    parts = map_threads(nearest, blocks, 1 if device else planned_threads())
+    concat = xp.concat if device else np.concatenate
+    return concat([j for j, _ in parts]), concat([d for _, d in parts])
 
 
-def _means(X, labels, dist, old):
+def _means(X, labels, dist, old, block_bytes=_BLOCK_BYTES):
     """Mean row of every cluster. A cluster left empty (duplicate rows among the random
     starts leave one) takes the row farthest from its centre instead, as scikit-learn's
     KMeans relocates them: a duplicate centre would be a landmark wasted."""
+    if not sp.issparse(old) and namespace_of(old) is not np:
+        return _device_means(X, labels, dist, old, block_bytes)
     n, m = X.shape[0], old.shape[0]
     S = sp.csr_matrix((np.ones(n, dtype=old.dtype), (labels, np.arange(n))), shape=(m, n))
     counts = np.bincount(labels, minlength=m)
@@ -146,52 +163,38 @@ def _sparse_means(sums, counts, old, relocated, empty):
     return stacked[order]
 
 
-def _lloyd_on(xp, X, n_clusters, max_iter, rng, block_bytes):
-    """:func:`lloyd` on a namespace's device (dense X): the same start rows and steps."""
+def _device_means(X, labels, dist, old, block_bytes):
+    """:func:`_means` on a device: the sums of one-hot products ``onehot(labels_b)^T X_b``
+    block by block (the array API has no scatter-add); relocation as on the host."""
+    xp = namespace_of(old)
+    n, m = X.shape[0], old.shape[0]
+    step = max(1, int(block_bytes // (2 * np.dtype(dtype_name(X.dtype)).itemsize * m)))
+    classes = xp.reshape(_on_device(xp, np.arange(m), X), (1, -1))
+    sums = xp.zeros_like(old)
+    counts = xp.zeros((m,), dtype=X.dtype, device=_device_of(X))
+    for start in range(0, n, step):
+        b = slice(start, min(n, start + step))
+        onehot = xp.astype(xp.reshape(labels[b], (-1, 1)) == classes, X.dtype)
+        sums += onehot.T @ X[b, :]
+        counts += xp.sum(onehot, axis=0)
+    full = counts > 0
+    centers = xp.where(xp.reshape(full, (-1, 1)),
+                       sums / xp.reshape(xp.where(full, counts, xp.ones_like(counts)), (-1, 1)),
+                       old)
+    counts_host = to_numpy(counts).astype(np.int64)
+    empty = np.flatnonzero(counts_host == 0)
+    if not empty.size:
+        return centers
+    # relocated as in _means (rare: duplicate start rows), on the host
+    far = to_numpy(dist).astype(np.float64) + to_numpy(xp.sum(X * X, axis=1)).astype(np.float64)
+    far[counts_host[to_numpy(labels)] == 1] = -np.inf
+    take = np.sort(np.argpartition(-far, min(empty.size, n) - 1)[:empty.size])
+    host = to_numpy(centers).copy()
+    host[empty[:take.size]] = to_numpy(xp.take(X, _on_device(xp, take, X), axis=0))
+    return _on_device(xp, host, X)
+
+
+def _device_of(a):
     import array_api_compat
 
-    device = array_api_compat.device(X)
-    n, m = X.shape[0], n_clusters
-    start = np.sort(rng.choice(n, n_clusters, replace=False))
-    centers = xp.take(X, xp.asarray(start, device=device), axis=0)
-    # Rows a block: its distances (or one-hot labels) and their temporary within block_bytes.
-    itemsize = np.dtype(dtype_name(X.dtype)).itemsize
-    step = max(1, int(block_bytes // (2 * itemsize * max(m, 1))))
-    blocks = [slice(a, min(n, a + step)) for a in range(0, n, step)]
-    classes = xp.reshape(xp.arange(m, device=device), (1, -1))
-    labels = None
-    for _ in range(max_iter):
-        minus_2zt = -2.0 * centers.T
-        z2 = xp.reshape(xp.sum(centers * centers, axis=1), (1, -1))
-        nearest, dists = [], []
-        for b in blocks:  # one block of distances at a time
-            D = X[b, :] @ minus_2zt + z2
-            nearest.append(xp.argmin(D, axis=1))
-            dists.append(xp.min(D, axis=1))
-        new, dist = xp.concat(nearest), xp.concat(dists)
-        if labels is not None and bool(xp.all(new == labels)):
-            break
-        labels = new
-        sums = xp.zeros(centers.shape, dtype=X.dtype, device=device)
-        counts = xp.zeros((m,), dtype=X.dtype, device=device)
-        for b in blocks:
-            onehot = xp.astype(xp.reshape(labels[b], (-1, 1)) == classes, X.dtype)
-            sums += onehot.T @ X[b, :]
-            counts += xp.sum(onehot, axis=0)
-        full = counts > 0
-        centers = xp.where(xp.reshape(full, (-1, 1)),
-                           sums / xp.reshape(xp.where(full, counts, xp.ones_like(counts)),
-                                             (-1, 1)), centers)
-        counts_host = to_numpy(counts).astype(np.int64)
-        empty = np.flatnonzero(counts_host == 0)
-        if empty.size:  # relocated as in _means (rare: duplicate start rows), on the host
-            labels_host = to_numpy(labels)
-            far = to_numpy(dist).astype(np.float64) + to_numpy(
-                xp.sum(X * X, axis=1)).astype(np.float64)
-            far[counts_host[labels_host] == 1] = -np.inf
-            take = np.sort(np.argpartition(-far, min(empty.size, n) - 1)[:empty.size])
-            host = to_numpy(centers).copy()
-            host[empty[:take.size]] = to_numpy(xp.take(X, xp.asarray(take, device=device),
-                                                        axis=0))
-            centers = xp.asarray(host, device=device)
-    return centers
+    return array_api_compat.device(a)
