@@ -226,6 +226,23 @@ def test_reduced_kpca_on_a_dask_array_is_the_in_memory_transform(client, method,
     assert model.gamma_ == pytest.approx(ref.gamma_, rel=1e-12)
 
 
+def test_nystrom_features_fit_on_a_dask_array_give_the_in_memory_map(client, rng):
+    """NystromFeatures fits a dask array through the same input as the machines: gamma
+    from every row, landmarks on the sample (all rows here, in order), the rows' numbers
+    as basis_indices_; the map and the features are the in-memory ones."""
+    from sparsekernel import NystromFeatures
+
+    X = rng.normal(size=(900, 5))
+    params = dict(n_basis=40, basis="random", random_state=3)
+    ref = NystromFeatures(**params).fit(X)
+    model = NystromFeatures(**params).fit(da.from_array(X, chunks=(250, -1)))
+    assert model.gamma_ == pytest.approx(ref.gamma_, rel=1e-12)
+    np.testing.assert_array_equal(model.basis_indices_, ref.basis_indices_)
+    np.testing.assert_allclose(model.normalization_, ref.normalization_, rtol=1e-10,
+                               atol=1e-12 * np.abs(ref.normalization_).max())
+    np.testing.assert_allclose(model.transform(X), ref.transform(X), rtol=1e-9, atol=1e-12)
+
+
 @pytest.mark.parametrize("name", ["NystromFeatures", "ReducedFeatures", "ReducedKernelSIR",
                                   "ReducedKernelCCA"])
 def test_transformers_transform_dask_input_lazily(client, name, rng):
