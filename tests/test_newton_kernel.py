@@ -36,7 +36,7 @@ def _features(K):
 def _float32_used(K, C, sw):
     s = np.ones(len(K)) if sw is None else sw
     bound = (len(K) + np.trace(K)) * C * s.max()
-    return bound * np.finfo(np.float32).eps <= module.F32_ROUNDING
+    return bound * np.finfo(np.float32).eps <= module.F32_SYSTEM_BOUND
 
 
 @pytest.mark.parametrize("C", [0.1, 10.0, 1e6])

@@ -1,3 +1,4 @@
+import importlib
 import warnings
 
 import numpy as np
@@ -357,3 +358,42 @@ def test_repeated_rows_groups_equal_rows_dense_and_csr():
     first, group = repeated_rows(S)
     np.testing.assert_array_equal(first, [0, 1, 3])
     np.testing.assert_array_equal(group, [0, 1, 0, 2, 2])
+
+
+def test_backtracking_is_one_rule_for_the_smooth_solvers(monkeypatch, rng):
+    """The Armijo search takes the full step where it decreases enough, halves it until the
+    objective has fallen by ARMIJO t |slope| otherwise, and gives up past MAX_HALVINGS; the
+    smooth-loss Newton solver and the logistic one both search through it."""
+    from sparsekernel.solvers import _line_search, logistic_newton, newton_armijo
+    from sparsekernel.solvers._constants import ARMIJO, MAX_HALVINGS
+    from sparsekernel.solvers._line_search import backtrack
+
+    # phi(t) = (t - a)^2 along a direction of slope -2a at t = 0 (phi(0) = a^2)
+    def on(a):
+        return lambda t: ((t - a) ** 2, t)
+
+    assert backtrack(on(1.0), 1.0, -2.0)[0] == 1.0  # the exact minimiser, taken whole
+    t, obj, _ = backtrack(on(0.1), 0.01, -0.2)  # full step overshoots: halved to 1/8
+    assert t == 0.125 and obj <= 0.01 + ARMIJO * t * -0.2
+    assert (2 * t - 0.1) ** 2 > 0.01 + ARMIJO * 2 * t * -0.2  # (the step before: too long)
+    tried = []
+    assert backtrack(lambda t: (tried.append(t) or 1.0, None), 1.0, -1.0) is None
+    assert len(tried) == MAX_HALVINGS + 1 and tried[-1] == 2.0**-MAX_HALVINGS
+
+    calls = []
+    original = _line_search.backtrack
+
+    def spy(*args):
+        calls.append(args)
+        return original(*args)
+
+    for name in ("logistic", "newton_armijo"):  # (the modules, not their functions)
+        module = importlib.import_module(f"sparsekernel.solvers.{name}")
+        monkeypatch.setattr(module, "backtrack", spy)
+    X = rng.normal(size=(200, 4))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=200) > 0, 1.0, -1.0)
+    newton_armijo(X, y, SquaredSmoothHinge(5.0), C=10.0, presolve_rows=None)
+    assert calls
+    calls.clear()
+    logistic_newton(X, (y > 0).astype(int), C=10.0)
+    assert calls

@@ -7,7 +7,8 @@ streamed block is) lives here.
 
 from __future__ import annotations
 
-__all__ = ["BLOCK_BYTES", "F32_PATIENCE", "F32_ROUNDING", "GATHER_BYTES"]
+__all__ = ["ARMIJO", "BLOCK_BYTES", "F32_PATIENCE", "F32_ROUNDING", "GATHER_BYTES",
+           "MAX_HALVINGS"]
 
 #: Newton iterations of a problem after which its systems are built in float64 whatever
 #: happens: float32 Hessians speed the early, far-from-optimal steps, and a problem that is
@@ -27,3 +28,11 @@ GATHER_BYTES = 32 * 2**20
 #: Temporary memory per block when a stored array is streamed (float64 copies of a float32
 #: block, active-row copies): below the same threshold, for the same reason.
 BLOCK_BYTES = 16 * 2**20
+#: Sufficient decrease of the backtracking line search on smooth losses
+#: (:func:`~sparsekernel.solvers._line_search.backtrack`): a step t along a descent direction
+#: with slope g is taken once the objective fell by ARMIJO t |g|. Small, so that a Newton step
+#: is taken whole wherever the quadratic model is roughly right (Nocedal & Wright's 1e-4).
+ARMIJO = 1e-4
+#: Halvings of the step before the search gives up: below 2^-40 of a Newton step the
+#: objective's change is under float64's rounding of it.
+MAX_HALVINGS = 40

@@ -1,4 +1,5 @@
-"""The exact line search of the squared-hinge Newton solvers, shared by all of them.
+"""The line searches of the Newton solvers, shared by all of them: exact on the
+piecewise-quadratic losses, backtracking on the smooth ones (:func:`backtrack`).
 
 Along a Newton direction the objective 1/2 ||z + t d||^2 + 1/2 sum_i cs_i max(0, r_i - t c_i)^2
 is a piecewise quadratic in t with an increasing, piecewise linear derivative: its minimum
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["exact_step", "exact_steps", "line_terms"]
+from ._constants import ARMIJO, MAX_HALVINGS
+
+__all__ = ["backtrack", "exact_step", "exact_steps", "line_terms"]
 
 #: Newton steps on the derivative before the search falls back to bisection, and the
 #: bisections then taken (the bracket halves each time: to float64's resolution).
@@ -107,3 +110,32 @@ def exact_step(r, c, cs, zd, dd):
     r, c = np.asarray(r)[:, None], np.asarray(c)[:, None]
     w = cs[:, None] * c
     return float(exact_steps(lambda T, P: line_terms(r, c, w, T, P), [zd], [dd])[0])
+
+
+def backtrack(value, obj, slope):
+    """Armijo backtracking from the full step along a descent direction of a smooth loss.
+
+    Parameters
+    ----------
+    value : callable
+        ``value(t) -> (objective, state)``: the objective at step t and whatever the solver
+        keeps of that point (its margins, logits).
+    obj : float
+        The objective at t = 0.
+    slope : float
+        Its derivative along the direction at t = 0 (negative).
+
+    Returns
+    -------
+    (t, objective, state) or None
+        The largest t in {1, 1/2, ...} (``MAX_HALVINGS`` halvings at most) whose objective
+        is at most ``obj + ARMIJO t slope``; None when none is (the direction no longer
+        descends to rounding).
+    """
+    t = 1.0
+    for _ in range(MAX_HALVINGS + 1):
+        obj_new, state = value(t)
+        if obj_new <= obj + ARMIJO * t * slope:
+            return t, obj_new, state
+        t *= 0.5
+    return None

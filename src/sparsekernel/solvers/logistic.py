@@ -54,6 +54,7 @@ from ..compute import (
     spd_solve,
     symmetric_from_lower,
 )
+from ._line_search import backtrack
 from ._result import SolverResult, check_finite
 from ._rows import as_rows, is_provider
 
@@ -61,10 +62,8 @@ __all__ = ["logistic_newton", "logistic_newton_bytes"]
 
 #: Largest q (m + 1) solved with the exact Hessian; past it, Newton with preconditioned CG.
 _EXACT_MAX = 2000
-_ARMIJO = 1e-4
 #: Conjugate-gradient steps allowed per Newton step of the large problems.
 _MAX_CG = 250
-_MAX_HALVINGS = 40
 
 
 def logistic_newton_bytes(n, m, q, itemsize, n_threads):
@@ -285,17 +284,20 @@ def _cg_direction(problem, P, grad, rel, goal):
 
 
 def _backtrack(problem, Z, G, obj, grad, D):
-    """Armijo backtracking from the full Newton step; None when no step decreases Phi."""
-    slope = float(np.sum(grad * D))
+    """Armijo backtracking from the full Newton step (the solvers' one,
+    :func:`~sparsekernel.solvers._line_search.backtrack`); None when no step decreases
+    Phi."""
     U = problem.logits(D)  # the logits move linearly along D
-    t = 1.0
-    for _ in range(_MAX_HALVINGS):
+
+    def value(t):
         Z_new, G_new = Z + t * D, G + t * U
-        obj_new = problem.objective(Z_new, G_new)
-        if obj_new <= obj + _ARMIJO * t * slope:
-            return Z_new, G_new, obj_new, t
-        t *= 0.5
-    return None
+        return problem.objective(Z_new, G_new), (Z_new, G_new)
+
+    found = backtrack(value, obj, float(np.sum(grad * D)))
+    if found is None:
+        return None
+    t, obj_new, (Z_new, G_new) = found
+    return Z_new, G_new, obj_new, t
 
 
 class _KroneckerPreconditioner:

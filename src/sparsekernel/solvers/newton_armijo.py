@@ -24,14 +24,11 @@ import numpy as np
 from ..compute import spd_solve
 from ._constants import GATHER_BYTES
 from ._hessian import NewtonSystem
-from ._line_search import exact_step
+from ._line_search import backtrack, exact_step
 from ._result import SolverResult, check_finite
 from ._rows import as_rows
 
 __all__ = ["newton_armijo", "newton_armijo_bytes"]
-
-_ARMIJO_DELTA = 0.05  # sufficient-decrease constant of the SSVM paper and toolbox
-_MIN_STEP = 2.0**-30
 
 
 def _margins(rows, z):
@@ -66,7 +63,7 @@ def _objective(z, f, y, loss, cw):
 def _line_search(z, d, f, u, y, loss, cw, obj, slope, hinges=None):
     """The step along d and the objective and margins there: exact on a piecewise-quadratic
     loss (``hinges``, :func:`~sparsekernel.solvers._losses.hinge_terms`), else Armijo
-    backtracking, the largest step in {1, 1/2, ...} with sufficient decrease."""
+    backtracking (:func:`~sparsekernel.solvers._line_search.backtrack`)."""
     if hinges is not None:
         row, sign, target = hinges
         step = exact_step(sign * (target - f[row]), sign * u[row], 2.0 * cw[row], z @ d,
@@ -75,14 +72,12 @@ def _line_search(z, d, f, u, y, loss, cw, obj, slope, hinges=None):
             return 0.0, obj, f
         f_new = f + step * u
         return step, _objective(z + step * d, f_new, y, loss, cw), f_new
-    step = 1.0
-    while step >= _MIN_STEP:
-        f_new = f + step * u
-        obj_new = _objective(z + step * d, f_new, y, loss, cw)
-        if obj_new <= obj + _ARMIJO_DELTA * step * slope:
-            return step, obj_new, f_new
-        step *= 0.5
-    return 0.0, obj, f
+    def value(t):
+        f_new = f + t * u
+        return _objective(z + t * d, f_new, y, loss, cw), f_new
+
+    found = backtrack(value, obj, slope)
+    return (0.0, obj, f) if found is None else found
 
 
 def newton_armijo(F, y, loss, C=1.0, sample_weight=None, tol=1e-6, max_iter=100, x0=None,

@@ -39,7 +39,7 @@ Precision. While the active set moves, its systems are factored in float32 (LAPA
 ``spotrf``, cheaper than ``dpotrf`` and NumPy's float64 Cholesky; called without the GIL,
 :mod:`~sparsekernel.compute`, so the classes' factorizations overlap), when their rounding
 is harmless: ``(n + trace K) max(C s)`` bounds the condition number, and times float32's
-epsilon it must stay below ``F32_ROUNDING``. The line search, the margins and the iterates
+epsilon it must stay below ``F32_SYSTEM_BOUND``. The line search, the margins and the iterates
 stay float64, so a float32 direction only costs an iteration's precision. Once a float32 point's
 active set holds, it is refined to float64 accuracy through its own float32 factor
 (residuals in float64) and the next unit step ends the problem exactly: the cheaper
@@ -63,7 +63,7 @@ from ._result import SolverResult, check_finite
 __all__ = ["newton_kernel", "newton_kernel_bytes"]
 
 #: float32 systems when (n + trace K) * max(C s) * eps32 is at most this (module docstring).
-F32_ROUNDING = 0.05
+F32_SYSTEM_BOUND = 0.05
 #: How far (in margin units) a row may sit on the wrong side of the margin when a float64
 #: Newton point is checked for optimality (:func:`_keeps_its_rows`).
 KKT_SLACK = 1e-9
@@ -121,7 +121,7 @@ def newton_kernel(K, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_thre
     # float32 systems while the active sets still move, when their rounding stays far below
     # the systems' scale (module docstring): a bound on the condition number times eps32
     bound = (n + float(np.trace(K))) * (float(cs.max()) if n else 0.0)
-    single = bound * np.finfo(np.float32).eps <= F32_ROUNDING
+    single = bound * np.finfo(np.float32).eps <= F32_SYSTEM_BOUND
     starts = [None] * k  # regression: each problem's first system is its own
     if epsilon is None and live.size:  # every live row active in every problem: one system
         with blas_threads(1):
