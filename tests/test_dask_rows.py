@@ -164,9 +164,17 @@ def test_newton_on_a_cluster_keeps_every_per_row_value_on_the_workers(client, mo
 
 
 @pytest.mark.parametrize("Estimator", [ReducedSVC, ReducedSVR])
-def test_reduced_svm_on_a_dask_array_is_the_in_memory_model(client, Estimator, rng):
-    """ReducedSVC (newton_ovr) and ReducedSVR (newton_armijo) on K(X_p, Z) kept on the
-    workers: the in-memory model, for the same basis and gamma."""
+def test_reduced_svm_on_a_dask_array_is_the_in_memory_model(client, monkeypatch, Estimator,
+                                                            rng):
+    """ReducedSVC and ReducedSVR (newton_ovr, the squared hinge or the exact
+    epsilon-insensitive loss) on K(X_p, Z) kept on the workers, with their per-row state
+    (no per-row member of the provider is called): the in-memory model, for the same
+    basis and gamma."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("a per-row member was called")
+
+    for member in ("margins", "gradient", "add_gram"):
+        monkeypatch.setattr(DaskRows, member, refuse)
     X, y = make_classification(n_samples=900, n_features=6, n_classes=3, n_informative=4,
                                random_state=7)
     if Estimator is ReducedSVR:

@@ -473,3 +473,40 @@ def test_features_recomputed_block_by_block_give_the_stored_features_model():
     for a, b in zip(stored, streamed, strict=True):
         assert a.converged and b.converged
         np.testing.assert_allclose(b.coef, a.coef, rtol=1e-7, atol=1e-8)
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.2])
+@pytest.mark.parametrize("where", ["stored", "blocks", "warm", "float32"])
+def test_the_epsilon_insensitive_regression_is_newton_armijos(monkeypatch, epsilon, where):
+    """``epsilon=``: k regressions with the exact squared epsilon-insensitive loss on the same
+    iteration (EpsilonRows): each column's solution is the single-problem solver's on the
+    same loss, on stored rows, on rows read block by block, from a warm start on a sample
+    and on float32 features (to float32's reach); rows on both sides of the tube and inside
+    it, a zero-width tube included."""
+    import sparsekernel.solvers.newton_ovr as mod
+    from sparsekernel.solvers import SquaredSmoothEpsilonInsensitive
+
+    rng = np.random.default_rng(3)
+    F = rng.standard_normal((1500, 12))
+    Y = np.column_stack([F[:, 0] - 0.5 * F[:, 1] ** 2, np.sin(F[:, 2])])
+    Y += 0.3 * rng.standard_normal(Y.shape)
+    sw = rng.uniform(0.2, 3.0, len(F))
+    if where == "warm":
+        monkeypatch.setattr(mod, "WARM_WORK", 0.0)
+    from sparsekernel.solvers._blocks import ArrayBlocks
+
+    rows = {"blocks": lambda: ArrayBlocks(F, block_rows=64),
+            "float32": lambda: F.astype(np.float32)}.get(where, lambda: F)()
+    tol = 1e-9 if where == "float32" else 1e-11  # (float32 products' reach)
+    got = newton_ovr(rows, Y, C=5.0, sample_weight=sw, tol=tol, epsilon=epsilon)
+    loss = SquaredSmoothEpsilonInsensitive(np.inf, epsilon)
+    for j, res in enumerate(got):
+        ref = newton_armijo(F, Y[:, j], loss, C=5.0, sample_weight=sw, tol=1e-11,
+                            presolve_rows=None)
+        assert res.converged
+        atol = 1e-5 if where == "float32" else 1e-9
+        np.testing.assert_allclose(res.coef, ref.coef, atol=atol * np.abs(ref.coef).max())
+        assert res.intercept == pytest.approx(ref.intercept, abs=atol)
+        assert res.objective == pytest.approx(ref.objective, rel=1e-9 if atol < 1e-6 else 1e-6)
+        inside = np.abs(Y[:, j] - F @ ref.coef - ref.intercept) <= epsilon
+        assert 0 < inside.sum() < len(F) or epsilon == 0.0

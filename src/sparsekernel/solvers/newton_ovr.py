@@ -51,6 +51,8 @@ Newton steps from the full data's optimum.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..compute import (
@@ -66,7 +68,7 @@ from ._line_search import exact_steps, line_terms
 from ._result import SolverResult
 from ._rows import as_rows
 
-__all__ = ["HingeRows", "newton_ovr", "newton_ovr_bytes"]
+__all__ = ["EpsilonRows", "HingeRows", "newton_ovr", "newton_ovr_bytes"]
 
 #: Rows gathered at a time into the active rows' system (:meth:`_State._dual_direction`).
 _DUAL_CHUNK = 1024
@@ -77,7 +79,7 @@ WARM_WORK, WARM_STRIDE, WARM_MIN_STRIDE, WARM_PER_BASIS = 1e10, 8, 3, 8
 
 
 def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads=None,
-               hessian_bytes=2**30, gather_bytes=GATHER_BYTES, callback=None):
+               hessian_bytes=2**30, gather_bytes=GATHER_BYTES, callback=None, epsilon=None):
     """Minimise Phi_j (module docstring) for every column j of ``Y``.
 
     Parameters
@@ -114,6 +116,11 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
         :func:`newton_ovr_bytes` for the solver's whole working memory).
     callback : callable, optional
         Called after every iteration with a dict (n_iter, n_unconverged, n_active).
+    epsilon : float, optional
+        Solve regressions instead: real targets ``Y`` and the exact squared
+        epsilon-insensitive loss ``max(0, |Y_ij - f_i| - epsilon)^2`` in place of the
+        squared hinge (:class:`EpsilonRows`; the same Newton iteration and exact line
+        search).
 
     Returns
     -------
@@ -121,7 +128,8 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
         One per column of ``Y``: ``coef`` = w, ``intercept`` = b.
     """
     n_threads = planned_threads() if n_threads is None else max(1, int(n_threads))
-    state = as_rows(F, n_threads, gather_bytes).state(HingeRows, Y, sample_weight)
+    rows_state = HingeRows if epsilon is None else EpsilonRows.of(epsilon)
+    state = as_rows(F, n_threads, gather_bytes).state(rows_state, Y, sample_weight)
     try:
         return _Newton(state, Y.shape[1], C, n_threads, hessian_bytes).solve(
             tol, max_iter, callback)
@@ -275,6 +283,77 @@ class HingeRows:
     def loss(self, F, C):
         """``C/2 sum_i s_i max(0, 1 - Y_ij f_ij)^2`` of every problem."""
         r = np.maximum(1.0 - self.Y * self.f, 0.0)
+        return 0.5 * C * (self.s @ (r * r))
+
+
+class EpsilonRows(HingeRows):
+    """The per-row state of k regressions with the exact squared epsilon-insensitive loss
+    ``C/2 sum_i s_i max(0, |Y_ij - f_ij| - epsilon)^2`` (real targets ``Y``).
+
+    Each row has two hinges, ``Y - epsilon - f`` and ``f - Y - epsilon``, at most one of
+    them positive (epsilon >= 0): the residual is ``R = |Y - f| - epsilon``, its sign the
+    side ``sign(Y - f)``, the curvature ``C s`` on either side, so the Hessians, their
+    row sets and the row-space system are :class:`HingeRows`'. The line search sums both
+    hinges' terms, and a step that moves a row from one side to the other changes the
+    active set (the quadratic model is another one there).
+    """
+
+    def __init__(self, Y, s=None, epsilon=0.0):
+        super().__init__(Y, s)
+        self.epsilon = float(epsilon)
+
+    @classmethod
+    def of(cls, epsilon):
+        """The constructor ``state(Y, s)`` of a provider (``UPDATES`` included)."""
+        make = functools.partial(cls, epsilon=epsilon)
+        make.UPDATES = cls.UPDATES
+        return make
+
+    def every(self, start, stride):
+        return EpsilonRows(self.Y[start::stride], self.s[start::stride], self.epsilon)
+
+    def refresh(self, F, Z, exact=False, C=None):
+        m = F.shape[1]
+        self.f = F.margins(Z[:m], exact) + Z[m]
+        if C is not None:  # the loss part of the gradients at zero
+            R = np.abs(self.Y) - self.epsilon
+            return F.gradient(np.where(R > 0, R, 0.0) * (-C * self.s)[:, None]
+                              * np.sign(self.Y))
+
+    def test(self, F, todo, C, kept, exact=False, grams=()):
+        D = self.Y[:, todo] - self.f[:, todo]
+        R = np.abs(D) - self.epsilon
+        V = np.where(R > 0, R, 0.0) * (-C * self.s)[:, None] * np.sign(D)
+        self.todo, self.R = todo, R
+        squares, requests = [], []
+        for col, j, dtype in grams:
+            H, asked = self._grams(F, None, col, j, C, None, dtype)
+            squares.append(H)
+            requests += asked
+        return F.gradient(V, requests, exact), self.counts(kept), squares
+
+    def line(self, F, T, P, C):
+        """Both hinges' :func:`~sparsekernel.solvers._line_search.line_terms`."""
+        D = self.Y[:, self.todo] - self.f[:, self.todo]
+        cs = (C * self.s)[:, None]
+        return (line_terms(D - self.epsilon, self.U, cs * self.U, T, P)
+                + line_terms(-D - self.epsilon, -self.U, -cs * self.U, T, P))
+
+    def _sides(self, f, todo):
+        D = self.Y[:, todo] - f[:, todo]
+        return np.where(np.abs(D) > self.epsilon, np.sign(D), 0.0) * (self.s > 0)[:, None]
+
+    def advance(self, F, t):
+        f = self.f.copy()
+        f[:, self.todo] += t * self.U
+        before, after = self._sides(self.f, self.todo), self._sides(f, self.todo)
+        out = np.array([np.count_nonzero(after, axis=0),
+                        np.count_nonzero(after != before, axis=0)])
+        self.f, self.U = f, None
+        return out
+
+    def loss(self, F, C):
+        r = np.maximum(np.abs(self.Y - self.f) - self.epsilon, 0.0)
         return 0.5 * C * (self.s @ (r * r))
 
 

@@ -40,7 +40,7 @@ from ..basis import make_kernel
 from ..compute import gram, planned_threads, rmatmul
 from ..features import reduced_design
 from ..kernels._functions import working_dtype
-from ..solvers import SquaredSmoothHinge, newton_armijo, newton_kernel
+from ..solvers import newton_armijo, newton_kernel
 from ..solvers._rows import is_provider
 from ..solvers.newton_ovr import newton_ovr
 from ..utils import Interval, SolverProgress, constraints
@@ -133,10 +133,10 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
             )
 
     def _joint_newton(self):
-        """Whether the loss is the exact squared hinge, which newton_ovr solves for every
-        column of the targets at once (on stored features)."""
-        loss = self._loss()
-        return isinstance(loss, SquaredSmoothHinge) and np.isinf(loss.alpha)
+        """Whether the loss is exact (the squared hinge or the squared epsilon-insensitive
+        loss, smoothing=inf), which newton_ovr solves for every column of the targets at
+        once, its per-row state with the rows."""
+        return np.isinf(self._loss().alpha)
 
     def _in_rows(self):
         """Whether the fit solves in the rows' coordinates (:func:`solve_in_rows`): the full
@@ -156,7 +156,8 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
             self.coef_, self.intercept_, self.n_iter_, self.objective_ = fit
             return
         if (isinstance(F, np.ndarray) or is_provider(F)) and self._joint_newton():
-            fit = solve_squared_hinge(self, F, Y, sample_weight, labels, budget)
+            fit = solve_squared_hinge(self, F, Y, sample_weight, labels, budget,
+                                      getattr(loss, "epsilon", None))
             self.coef_, self.intercept_, self.n_iter_, self.objective_ = fit
             return
 
@@ -210,11 +211,12 @@ def kernel_newton(est, K, Y, sample_weight, labels, epsilon=None):
     return results
 
 
-def solve_squared_hinge(est, F, Y, sample_weight, labels, budget):
-    """All one-vs-rest squared-hinge problems of ``est`` on stored features F, jointly
-    (:func:`~sparsekernel.solvers.newton_ovr.newton_ovr`, on the planned threads), with the
-    solver's buffers and kept Hessians sized from the fit's ``budget``
-    (:class:`~sparsekernel.svm._memory.Budget`).
+def solve_squared_hinge(est, F, Y, sample_weight, labels, budget, epsilon=None):
+    """All one-vs-rest squared-hinge problems of ``est`` on stored features F (or their
+    provider), jointly (:func:`~sparsekernel.solvers.newton_ovr.newton_ovr`, on the planned
+    threads), with the solver's buffers and kept Hessians sized from the fit's ``budget``
+    (:class:`~sparsekernel.svm._memory.Budget`); with ``epsilon``, the regression with
+    the exact squared epsilon-insensitive loss on real targets Y.
 
     Returns ``(coef (k, m), intercept (k,), n_iter (k,), objective (k,))``.
     """
@@ -230,7 +232,8 @@ def solve_squared_hinge(est, F, Y, sample_weight, labels, budget):
 
         results = newton_ovr(F, Y, C=est.C, sample_weight=sample_weight, tol=est.tol,
                              max_iter=est.max_iter, hessian_bytes=budget.hessians,
-                             gather_bytes=budget.gather(F.shape[1]), callback=report)
+                             gather_bytes=budget.gather(F.shape[1]), callback=report,
+                             epsilon=epsilon)
         for _ in range(k - progress.n_done):  # those stopped unconverged end here
             progress.done()
     for label, res in zip(labels or [None] * k, results, strict=True):
