@@ -146,8 +146,8 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
 
     def _solve(self, F, Y, sample_weight, labels=None):
         """Every column of Y: on the full kernel in the rows' coordinates, or at once by
-        exact Newton when F is stored and the loss is the exact squared hinge; else
-        Newton-Armijo per column."""
+        exact Newton when F is stored (or a provider) and the loss exact (the squared
+        hinge, the squared epsilon-insensitive loss); else Newton-Armijo per column."""
         loss, k = self._loss(), Y.shape[1]
         budget, (n, m) = Budget(self), F.shape
         if isinstance(F, np.ndarray) and self._in_rows():
