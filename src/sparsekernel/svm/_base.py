@@ -211,12 +211,13 @@ def kernel_newton(est, K, Y, sample_weight, labels, epsilon=None):
     return results
 
 
-def solve_squared_hinge(est, F, Y, sample_weight, labels, budget, epsilon=None):
+def solve_squared_hinge(est, F, Y, sample_weight, labels, budget, epsilon=None, C=None):
     """All one-vs-rest squared-hinge problems of ``est`` on stored features F (or their
     provider), jointly (:func:`~sparsekernel.solvers.newton_ovr.newton_ovr`, on the planned
     threads), with the solver's buffers and kept Hessians sized from the fit's ``budget``
     (:class:`~sparsekernel.svm._memory.Budget`); with ``epsilon``, the regression with
-    the exact squared epsilon-insensitive loss on real targets Y.
+    the exact squared epsilon-insensitive loss on real targets Y; ``C``: another than
+    ``est.C``.
 
     Returns ``(coef (k, m), intercept (k,), n_iter (k,), objective (k,))``.
     """
@@ -230,8 +231,8 @@ def solve_squared_hinge(est, F, Y, sample_weight, labels, budget, epsilon=None):
             if log is not None:
                 log(info)
 
-        results = newton_ovr(F, Y, C=est.C, sample_weight=sample_weight, tol=est.tol,
-                             max_iter=est.max_iter, hessian_bytes=budget.hessians,
+        results = newton_ovr(F, Y, C=est.C if C is None else C, sample_weight=sample_weight,
+                             tol=est.tol, max_iter=est.max_iter, hessian_bytes=budget.hessians,
                              gather_bytes=budget.gather(F.shape[1]), callback=report,
                              epsilon=epsilon)
         for _ in range(k - progress.n_done):  # those stopped unconverged end here
