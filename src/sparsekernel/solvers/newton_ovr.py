@@ -173,15 +173,14 @@ class HingeRows:
         m = F.shape[1]
         self.f = F.margins(Z[:m], exact) + Z[m]
         if C is not None:
-            return F.gradient(-C * self.s[:, None] * self.Y)
+            return F.gradient(self._residuals(self.Y, np.zeros_like(self.f), C)[1])
 
     def test(self, F, todo, C, kept, exact=False, grams=()):
         """The loss part of problems ``todo``'s gradients, their :meth:`counts` (with
         ``kept``) and the squares of :meth:`gram` asked in ``grams`` ((col, j, dtype)
         each: a pass over the rows that computes their features once for all); keeps the
         residuals."""
-        R = 1.0 - self.Y[:, todo] * self.f[:, todo]
-        V = np.where(R > 0, R, 0.0) * (-C * self.s)[:, None] * self.Y[:, todo]
+        R, V = self._residuals(self.Y[:, todo], self.f[:, todo], C)
         self.todo, self.R = todo, R
         squares, requests = [], []
         for col, j, dtype in grams:
@@ -189,6 +188,12 @@ class HingeRows:
             squares.append(H)
             requests += asked
         return F.gradient(V, requests, exact), self.counts(kept), squares
+
+    def _residuals(self, Y, f, C):
+        """``(R, V)`` at margins f of targets Y: the hinge's residuals (a row is active
+        where R > 0) and the loss part of the gradient per row, ``C s dloss/df``."""
+        R = 1.0 - Y * f
+        return R, np.where(R > 0, R, 0.0) * (-C * self.s)[:, None] * Y
 
     def select(self, F, cols):
         """Keep the tested problems ``cols`` (of ``todo``), those still to solve."""
@@ -312,25 +317,10 @@ class EpsilonRows(HingeRows):
     def every(self, start, stride):
         return EpsilonRows(self.Y[start::stride], self.s[start::stride], self.epsilon)
 
-    def refresh(self, F, Z, exact=False, C=None):
-        m = F.shape[1]
-        self.f = F.margins(Z[:m], exact) + Z[m]
-        if C is not None:  # the loss part of the gradients at zero
-            R = np.abs(self.Y) - self.epsilon
-            return F.gradient(np.where(R > 0, R, 0.0) * (-C * self.s)[:, None]
-                              * np.sign(self.Y))
-
-    def test(self, F, todo, C, kept, exact=False, grams=()):
-        D = self.Y[:, todo] - self.f[:, todo]
+    def _residuals(self, Y, f, C):
+        D = Y - f
         R = np.abs(D) - self.epsilon
-        V = np.where(R > 0, R, 0.0) * (-C * self.s)[:, None] * np.sign(D)
-        self.todo, self.R = todo, R
-        squares, requests = [], []
-        for col, j, dtype in grams:
-            H, asked = self._grams(F, None, col, j, C, None, dtype)
-            squares.append(H)
-            requests += asked
-        return F.gradient(V, requests, exact), self.counts(kept), squares
+        return R, np.where(R > 0, R, 0.0) * (-C * self.s)[:, None] * np.sign(D)
 
     def line(self, F, T, P, C):
         """Both hinges' :func:`~sparsekernel.solvers._line_search.line_terms`."""
