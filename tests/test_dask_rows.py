@@ -2,6 +2,7 @@
 dask input being the in-memory model."""
 
 import gc
+import importlib
 
 import numpy as np
 import pytest
@@ -542,7 +543,7 @@ def test_an_interrupted_fit_cancels_its_tasks_and_leaves_the_estimator(client, m
     is as it was and the cluster holds none of the fit's features or tasks."""
     import time
 
-    from sparsekernel.solvers import newton_ovr
+    newton_ovr = importlib.import_module("sparsekernel.solvers.newton_ovr")
 
     X, y = make_classification(n_samples=2000, n_features=6, random_state=2)
     Xd = da.from_array(X, chunks=(500, -1))

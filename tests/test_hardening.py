@@ -13,7 +13,7 @@ from sparsekernel.solvers import (
     NonFiniteError,
     SquaredSmoothHinge,
     logistic_newton,
-    newton_armijo,
+    newton_ovr,
 )
 
 
@@ -37,13 +37,13 @@ def test_spd_cholesky_names_non_finite_systems(bad):
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-def test_newton_armijo_reports_an_overflowing_objective(data):
+def test_newton_reports_an_overflowing_objective(data):
     X, y = data
     # The Hessian's Cholesky or the per-iteration check, whichever meets the overflow first.
-    with pytest.raises(NonFiniteError, match=r"(newton_armijo: the (objective|gradient norm) "
+    with pytest.raises(NonFiniteError, match=r"(newton_ovr: the (objective|gradient norm) "
                        r"is (inf|nan) at iteration 1|linear system .* NaN or infinite).*"
                        r"badly scaled"):
-        newton_armijo(X * 1e160, y, SquaredSmoothHinge(), C=1.0)
+        newton_ovr(X * 1e160, y[:, None], loss=SquaredSmoothHinge(), C=1.0)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -65,7 +65,7 @@ def test_check_finite_names_the_solver_the_quantity_and_the_iteration():
 
 def test_solvers_still_fit_well_scaled_problems(data):
     X, y = data
-    assert newton_armijo(X, y, SquaredSmoothHinge(), C=1.0).converged
+    assert newton_ovr(X, y[:, None], loss=SquaredSmoothHinge(), C=1.0)[0].converged
 
 
 def test_fisher_discriminant_with_a_huge_gamma_names_gamma(data):

@@ -1,12 +1,16 @@
 """The joint one-vs-rest Newton solver: against the per-problem reference, and its parts."""
 
+import importlib
+
 import numpy as np
 import pytest
 
 from sparsekernel.compute._threads import map_threads, row_slices, thread_budget, thread_plan
-from sparsekernel.solvers import SquaredSmoothHinge, newton_armijo
+from sparsekernel.solvers import SquaredSmoothHinge
 from sparsekernel.solvers._line_search import exact_step, exact_steps, line_terms
 from sparsekernel.solvers.newton_ovr import newton_ovr
+
+from ._reference import reference_newton
 
 
 def _problem(n=600, m=30, k=4, seed=0):
@@ -20,12 +24,12 @@ def _problem(n=600, m=30, k=4, seed=0):
 
 @pytest.mark.parametrize("C", [0.01, 1.0, 1e3])
 @pytest.mark.parametrize("n_threads", [1, 2])
-def test_matches_newton_armijo_per_problem(C, n_threads):
+def test_matches_a_reference_newton_per_problem(C, n_threads):
     F, Y, sw = _problem()
     results = newton_ovr(F, Y, C=C, sample_weight=sw, tol=1e-12, n_threads=n_threads)
     for j, res in enumerate(results):
-        ref = newton_armijo(F, Y[:, j], SquaredSmoothHinge(np.inf), C=C, sample_weight=sw,
-                            tol=1e-12, presolve_rows=None)
+        ref = reference_newton(F, Y[:, j], SquaredSmoothHinge(np.inf), C=C, sample_weight=sw,
+                            tol=1e-12)
         assert res.converged
         np.testing.assert_allclose(res.coef, ref.coef, atol=1e-9, rtol=1e-9)
         assert res.intercept == pytest.approx(ref.intercept, abs=1e-9)
@@ -35,8 +39,8 @@ def test_matches_newton_armijo_per_problem(C, n_threads):
 @pytest.mark.parametrize("k", [1, 3])
 def test_fewer_active_rows_than_features_take_the_row_space_system(k, monkeypatch):
     """n < m (a basis as large as the data): later directions come from the active rows'
-    own system (Woodbury), and the solutions are newton_armijo's."""
-    from sparsekernel.solvers import newton_ovr as module
+    own system (Woodbury), and the solutions are the reference's."""
+    module = importlib.import_module("sparsekernel.solvers.newton_ovr")
 
     F, Y, sw = _problem(n=80, m=120, k=max(k, 2), seed=3)
     Y = Y[:, :k]
@@ -47,8 +51,8 @@ def test_fewer_active_rows_than_features_take_the_row_space_system(k, monkeypatc
     results = newton_ovr(F, Y, C=10.0, sample_weight=sw, tol=1e-12)
     assert taken and max(taken) < 80
     for j, res in enumerate(results):
-        ref = newton_armijo(F, Y[:, j], SquaredSmoothHinge(np.inf), C=10.0, sample_weight=sw,
-                            tol=1e-12, presolve_rows=None)
+        ref = reference_newton(F, Y[:, j], SquaredSmoothHinge(np.inf), C=10.0, sample_weight=sw,
+                            tol=1e-12)
         np.testing.assert_allclose(res.coef, ref.coef, atol=1e-9, rtol=1e-9)
         assert res.objective == pytest.approx(ref.objective, rel=1e-10)
 
@@ -342,7 +346,7 @@ def test_warm_start_from_sampled_rows_same_solution(monkeypatch, m, stride):
     rows; the memory estimate counts the sampled rows and their solve. With few rows per
     basis function the sample is larger (every 3rd row of 4,000 for m = 150: 8 per basis
     function), so that its solution does not merely fit its own rows."""
-    import sparsekernel.solvers.newton_ovr as mod
+    mod = importlib.import_module("sparsekernel.solvers.newton_ovr")
 
     F, Y, sw = _problem(n=4000, m=m, seed=6)
     cold = newton_ovr(F, Y, C=30.0, sample_weight=sw, tol=1e-12)
@@ -370,7 +374,7 @@ def test_warm_start_sample_size_follows_the_basis_size(monkeypatch):
     every 8th row when that gives two per basis function, else no warm start; below
     WARM_WORK none. The suite's sets: ijcnn1 every 3rd row, a9a and w8a every 8th, letter
     (m = 1,074) none."""
-    import sparsekernel.solvers.newton_ovr as mod
+    mod = importlib.import_module("sparsekernel.solvers.newton_ovr")
 
     assert mod._warm_stride(49990, 1736) == 3
     assert mod._warm_stride(32561, 1805) == mod._warm_stride(49749, 2231) == 8
@@ -389,7 +393,7 @@ def test_warm_start_memory_estimate_bounds_the_traced_peak(monkeypatch, dtype):
     (the sampled rows counted in F's dtype)."""
     import tracemalloc
 
-    import sparsekernel.solvers.newton_ovr as mod
+    mod = importlib.import_module("sparsekernel.solvers.newton_ovr")
 
     F, Y, sw = _problem(n=4000, m=30, seed=6)
     F = F.astype(dtype)
@@ -418,7 +422,7 @@ def test_warm_start_takes_a_full_step_before_stopping(monkeypatch):
     """The sample's solution can meet a loose tolerance on the whole data's gradient without
     being its solution (Fashion-MNIST: 2 of 10 classes stopped there, 0.3 points of test
     error); each problem takes one Newton step on every row at least."""
-    import sparsekernel.solvers.newton_ovr as mod
+    mod = importlib.import_module("sparsekernel.solvers.newton_ovr")
 
     F, Y, sw = _problem(n=4000, m=30, seed=6)
     monkeypatch.setattr(mod, "WARM_WORK", 0.0)
@@ -433,7 +437,7 @@ def test_lone_systems_factor_on_one_blas_thread_below_the_threshold(monkeypatch,
     the planned threads from it; the solution does not change."""
     from sparsekernel.compute import _threads
     from sparsekernel.compute._threads import blas_limit
-    from sparsekernel.solvers import newton_ovr as module
+    module = importlib.import_module("sparsekernel.solvers.newton_ovr")
 
     F, Y, sw = _problem(seed=9)
     limits, solve = [], module.spd_solve
@@ -477,13 +481,13 @@ def test_features_recomputed_block_by_block_give_the_stored_features_model():
 
 @pytest.mark.parametrize("epsilon", [0.0, 0.2])
 @pytest.mark.parametrize("where", ["stored", "blocks", "warm", "float32"])
-def test_the_epsilon_insensitive_regression_is_newton_armijos(monkeypatch, epsilon, where):
-    """``epsilon=``: k regressions with the exact squared epsilon-insensitive loss on the same
-    iteration (EpsilonRows): each column's solution is the single-problem solver's on the
+def test_the_epsilon_insensitive_regression_is_the_reference_newtons(monkeypatch, epsilon, where):
+    """k regressions with the exact squared epsilon-insensitive loss on the same
+    iteration (EpsilonRows): each column's solution is the reference Newton's on the
     same loss, on stored rows, on rows read block by block, from a warm start on a sample
     and on float32 features (to float32's reach); rows on both sides of the tube and inside
     it, a zero-width tube included."""
-    import sparsekernel.solvers.newton_ovr as mod
+    mod = importlib.import_module("sparsekernel.solvers.newton_ovr")
     from sparsekernel.solvers import SquaredSmoothEpsilonInsensitive
 
     rng = np.random.default_rng(3)
@@ -498,11 +502,10 @@ def test_the_epsilon_insensitive_regression_is_newton_armijos(monkeypatch, epsil
     rows = {"blocks": lambda: ArrayBlocks(F, block_rows=64),
             "float32": lambda: F.astype(np.float32)}.get(where, lambda: F)()
     tol = 1e-9 if where == "float32" else 1e-11  # (float32 products' reach)
-    got = newton_ovr(rows, Y, C=5.0, sample_weight=sw, tol=tol, epsilon=epsilon)
     loss = SquaredSmoothEpsilonInsensitive(np.inf, epsilon)
+    got = newton_ovr(rows, Y, C=5.0, sample_weight=sw, tol=tol, loss=loss)
     for j, res in enumerate(got):
-        ref = newton_armijo(F, Y[:, j], loss, C=5.0, sample_weight=sw, tol=1e-11,
-                            presolve_rows=None)
+        ref = reference_newton(F, Y[:, j], loss, C=5.0, sample_weight=sw, tol=1e-11)
         assert res.converged
         atol = 1e-5 if where == "float32" else 1e-9
         np.testing.assert_allclose(res.coef, ref.coef, atol=atol * np.abs(ref.coef).max())

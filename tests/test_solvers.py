@@ -10,9 +10,15 @@ from sparsekernel.solvers import (
     ArrayBlocks,
     SquaredSmoothEpsilonInsensitive,
     SquaredSmoothHinge,
-    newton_armijo,
+    newton_ovr,
     smooth_plus,
 )
+
+
+def newton(F, y, loss, **kwargs):
+    """newton_ovr on one column of targets."""
+    (res,) = newton_ovr(F, np.asarray(y)[:, None], loss=loss, **kwargs)
+    return res
 
 
 def test_smooth_plus_is_stable():
@@ -81,7 +87,7 @@ def test_newton_matches_scipy_minimize(rng, kind, alpha):
     loss = SquaredSmoothHinge(alpha) if kind == "classification" else \
         SquaredSmoothEpsilonInsensitive(alpha, 0.1)
     C = 4.0
-    res = newton_armijo(F, y, loss, C=C, sample_weight=sw, tol=1e-10)
+    res = newton(F, y, loss, C=C, sample_weight=sw, tol=1e-10)
     assert res.converged, res.message
     fun, grad = _objective(F, y, loss, C, sw)
     ref = minimize(fun, np.zeros(F.shape[1] + 1), jac=grad, method="L-BFGS-B",
@@ -97,7 +103,7 @@ def test_newton_matches_scipy_minimize(rng, kind, alpha):
 
 def test_generalized_newton_hessian_uses_active_rows_only(rng):
     F, y = _problem(rng, "classification", n=400)
-    res = newton_armijo(F, y, SquaredSmoothHinge(np.inf), C=1.0)
+    res = newton(F, y, SquaredSmoothHinge(np.inf), C=1.0)
     active = [h["n_active"] for h in res.history]
     assert max(active[1:]) < len(y)  # after the first step, only margin violators count
     f = F @ res.coef + res.intercept
@@ -107,8 +113,7 @@ def test_generalized_newton_hessian_uses_active_rows_only(rng):
 
 @pytest.mark.parametrize("kind", ["classification", "regression"])
 def test_exact_losses_take_the_exact_step_and_end_at_the_optimum(rng, kind):
-    """On a piecewise-quadratic loss the step minimizes the objective along the direction
-    (not a power of 1/2), and Newton ends where the active set stops changing: the
+    """On a piecewise-quadratic loss Newton ends where the active set stops changing: the
     gradient there is zero to rounding."""
     from sparsekernel.solvers._losses import hinge_terms
 
@@ -116,10 +121,8 @@ def test_exact_losses_take_the_exact_step_and_end_at_the_optimum(rng, kind):
     sw = rng.uniform(0.5, 2.0, size=len(y))
     loss = SquaredSmoothHinge(np.inf) if kind == "classification" else \
         SquaredSmoothEpsilonInsensitive(np.inf, 0.1)
-    res = newton_armijo(F, y, loss, C=5.0, sample_weight=sw, tol=1e-14, max_iter=50,
-                        presolve_rows=None)
-    steps = [h["step"] for h in res.history]
-    assert any(not np.log2(t).is_integer() for t in steps)
+    res = newton(F, y, loss, C=5.0, sample_weight=sw, tol=1e-14, max_iter=50)
+    assert res.converged and "active set stopped changing" in res.message
     # The gradient at the end, from the hinges' own definition.
     row, sign, target = hinge_terms(y, None if kind == "classification" else 0.1)
     f = F @ res.coef + res.intercept
@@ -134,16 +137,16 @@ def test_exact_losses_take_the_exact_step_and_end_at_the_optimum(rng, kind):
 def test_storage_formats_give_the_same_solution(rng, fmt):
     F, y = _problem(rng, "classification", n=150)
     loss = SquaredSmoothHinge(5.0)
-    ref = newton_armijo(F, y, loss, C=2.0, tol=1e-10)
+    ref = newton(F, y, loss, C=2.0, tol=1e-10)
     if fmt == "blocks":
         Fin = ArrayBlocks(F, block_rows=7)
     elif fmt == "csr":
         Fin = sp.csr_matrix(np.where(np.abs(F) > 0.3, F, 0.0))
-        ref = newton_armijo(Fin.toarray(), y, loss, C=2.0, tol=1e-10)
+        ref = newton(Fin.toarray(), y, loss, C=2.0, tol=1e-10)
     else:
         Fin = F.astype(np.float32)
-        ref = newton_armijo(Fin.astype(np.float64), y, loss, C=2.0, tol=1e-10)
-    res = newton_armijo(Fin, y, loss, C=2.0, tol=1e-10)
+        ref = newton(Fin.astype(np.float64), y, loss, C=2.0, tol=1e-10)
+    res = newton(Fin, y, loss, C=2.0, tol=1e-10)
     # Stored float32 rows are multiplied in float32 (as newton_ovr's): the gradient, and so
     # the solution, is exact to float32's rounding of the products, not float64's.
     rtol = 1e-6 if fmt == "float32" else 1e-8
@@ -153,14 +156,14 @@ def test_storage_formats_give_the_same_solution(rng, fmt):
 def test_warm_start_at_the_solution_needs_no_iteration(rng):
     F, y = _problem(rng, "regression")
     loss = SquaredSmoothEpsilonInsensitive(5.0, 0.1)
-    res = newton_armijo(F, y, loss, C=3.0, tol=1e-9)
-    again = newton_armijo(F, y, loss, C=3.0, tol=1e-6, x0=np.r_[res.coef, res.intercept])
+    res = newton(F, y, loss, C=3.0, tol=1e-9)
+    again = newton(F, y, loss, C=3.0, tol=1e-6, x0=np.r_[res.coef, res.intercept])
     assert again.converged and again.n_iter == 0
 
 
 def test_max_iter_reports_failure(rng):
     F, y = _problem(rng, "classification")
-    res = newton_armijo(F, y, SquaredSmoothHinge(5.0), C=100.0, tol=1e-14, max_iter=1)
+    res = newton(F, y, SquaredSmoothHinge(5.0), C=100.0, tol=1e-14, max_iter=1)
     assert not res.converged and res.status == "max_iter" and res.n_iter == 1
     assert "max_iter=1" in res.message and f"{res.grad_norm:.3g}" in res.message
 
@@ -176,20 +179,8 @@ def test_keyboard_interrupt_propagates(rng):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        newton_armijo(F, y, SquaredSmoothHinge(5.0), C=1.0, tol=1e-12, callback=stop_after_two)
+        newton(F, y, SquaredSmoothHinge(5.0), C=1.0, tol=1e-12, callback=stop_after_two)
     assert calls == [1, 2]
-
-
-def test_presolve_on_a_row_subsample_reaches_the_same_solution(rng):
-    F, y = _problem(rng, "classification", n=600)
-    loss = SquaredSmoothHinge(np.inf)
-    direct = newton_armijo(F, y, loss, C=5.0, tol=1e-10, presolve_rows=None)
-    warm = newton_armijo(F, y, loss, C=5.0, tol=1e-10, presolve_rows=50)
-    assert warm.converged and direct.converged
-    assert "Warm-started" in warm.message and "Warm-started" not in direct.message
-    np.testing.assert_allclose(warm.coef, direct.coef, rtol=1e-8, atol=1e-10)
-    # Started near the optimum, the full problem never sees all 600 rows active.
-    assert warm.history[0]["n_active"] < 600 == direct.history[0]["n_active"]
 
 
 @pytest.fixture
@@ -211,119 +202,32 @@ def _provider(F, kind, block_rows=37, gather_rows=None):
     return BlockRows(ArrayBlocks(F, block_rows=block_rows), gather_bytes=gather)
 
 
-def _build(system, rows, q):
-    """One iteration's Newton system, its Gram sums added in the gradient's pass (what
-    newton_armijo does); the lower triangle, the one the factorization reads."""
-    grams, _ = system.begin(q)
-    rows.gradient(np.zeros((rows.shape[0], 1)), grams)
-    return np.tril(system.finish())
-
-
 def _exact(F, q):
     A = np.c_[F, np.ones(len(F))]
-    return np.tril(np.eye(A.shape[1]) + A.T @ (q[:, None] * A))
-
-
-@pytest.mark.parametrize("kind", ["array", "blocks"])
-def test_newton_system_row_updates_equal_a_fresh_build(rng, kind, split_products):
-    from sparsekernel.solvers._hessian import NewtonSystem
-
-    F = rng.normal(size=(200, 6))
-    rows = _provider(F, kind)
-    q1 = np.where(rng.random(200) < 0.6, 2.0, 0.0)
-    q2 = q1.copy()
-    q2[:30] = 2.0 - q2[:30]  # 30 rows enter or leave the active set
-    updated = NewtonSystem(6)
-    _build(updated, rows, q1)
-    H_inc = _build(updated, rows, q2)
-    assert updated._since_refresh == 1  # the second call took the update path
-    np.testing.assert_allclose(H_inc, _exact(F, q2), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(H_inc, _build(NewtonSystem(6), rows, q2), rtol=1e-12)
+    return np.tril(A.T @ (q[:, None] * A))
 
 
 @pytest.mark.parametrize("kind", ["array", "blocks"])
 @pytest.mark.parametrize("gather_rows", [1, 7, 1000])
-def test_newton_system_gathering_rows_across_blocks_is_exact(rng, gather_rows, kind,
-                                                            split_products):
-    # Gather buffers that fill mid-block (1, 7 rows) or span every block (1000) must give the
-    # same H as the formula, for rows entering (+) and leaving (-) the active set.
-    from sparsekernel.solvers import _hessian
-
+def test_gram_sums_gathering_rows_across_blocks_are_exact(rng, gather_rows, kind,
+                                                          split_products):
+    """Gather buffers that fill mid-block (1, 7 rows) or span every block (1000) give the
+    formula's Gram sum, for rows added (+) and subtracted (-), alone or in the gradient's
+    pass over the rows."""
     F = rng.normal(size=(120, 5))
     rows = _provider(F, kind, block_rows=16, gather_rows=gather_rows)
-    system = _hessian.NewtonSystem(5)
     q = np.where(rng.random(120) < 0.5, rng.uniform(0.5, 2.0, 120), 0.0)
-    for _ in range(3):
-        np.testing.assert_allclose(_build(system, rows, q), _exact(F, q), rtol=1e-12,
-                                   atol=1e-12)
-        flip = rng.choice(120, 10, replace=False)
-        q = q.copy()
-        q[flip] = np.where(q[flip] > 0, 0.0, 1.0)
-    assert system._since_refresh == 2  # the later builds were row updates
-
-
-def test_float32_rebuild_is_replaced_by_an_exact_one_once_settled(rng, monkeypatch):
-    from sparsekernel.solvers import _hessian
-
-    monkeypatch.setattr(_hessian, "FAST_GRAM_MIN_WORK", 0.0)
-    F = rng.normal(size=(300, 8))
-    blocks = _provider(F, "blocks", block_rows=64)
-
-    def exact(q):
-        return _exact(F, q)
-
-    system = _hessian.NewtonSystem(8)
-    q1 = np.where(rng.random(300) < 0.7, 1.5, 0.0)
-    H1 = _build(system, blocks, q1)  # first build: float32 Gram
-    assert system.approximate
-    err = np.abs(H1 - exact(q1)).max()
-    assert 0 < err < 1e-4 * np.abs(exact(q1)).max()
-    q2 = q1.copy()
-    q2[:10] = 1.5 - q2[:10]  # few changes: the system has settled
-    H2 = _build(system, blocks, q2)
-    assert not system.approximate and system._since_refresh == 0
-    np.testing.assert_allclose(H2, exact(q2), rtol=1e-12)
-    q3 = q2.copy()
-    q3[10:15] = 1.5 - q3[10:15]
-    np.testing.assert_allclose(_build(system, blocks, q3), exact(q3), rtol=1e-12)
-    assert system._since_refresh == 1  # and now it updates exactly
-
-
-def test_float32_system_takes_float32_row_updates_until_settled(rng, monkeypatch,
-                                                               split_products):
-    from sparsekernel.solvers import _hessian
-
-    monkeypatch.setattr(_hessian, "FAST_GRAM_MIN_WORK", 0.0)
-    F = rng.normal(size=(400, 8))
-    blocks = _provider(F, "array")
-
-    system = _hessian.NewtonSystem(8)
-    q = np.full(400, 2.0)  # every row active, as from w = 0
-    _build(system, blocks, q)
-    assert system.approximate and system._since_refresh == 0
-    steps = [(150, True, 1), (60, True, 2), (10, False, 0)]  # rows leaving, approx, counter
-    for leave, approximate, since in steps:
-        q = q.copy()
-        q[np.flatnonzero(q)[:leave]] = 0.0
-        H = _build(system, blocks, q)
-        exact = _exact(F, q)
-        assert system.approximate == approximate and system._since_refresh == since
-        tol = 1e-5 if approximate else 1e-12
-        np.testing.assert_allclose(H, exact, rtol=tol, atol=tol * np.abs(exact).max())
-    assert system.H.dtype == np.float64
-
-
-def test_newton_with_float32_rebuilds_reaches_the_same_solution(rng, monkeypatch):
-    from sparsekernel.solvers import _hessian
-
-    F, y = _problem(rng, "classification", n=400)
-    loss = SquaredSmoothHinge(np.inf)
-    monkeypatch.setattr(_hessian, "FAST_GRAM_MIN_WORK", np.inf)
-    ref = newton_armijo(F, y, loss, C=10.0, tol=1e-10, presolve_rows=None)
-    monkeypatch.setattr(_hessian, "FAST_GRAM_MIN_WORK", 0.0)
-    fast = newton_armijo(F, y, loss, C=10.0, tol=1e-10, presolve_rows=None)
-    assert fast.converged and ref.converged
-    np.testing.assert_allclose(fast.coef, ref.coef, rtol=1e-8, atol=1e-10)
+    on, off = np.flatnonzero(q), np.flatnonzero(rng.random(120) < 0.2)
+    H = rows.add_gram(np.zeros((6, 6)), q, on)
+    np.testing.assert_allclose(np.tril(H), _exact(F, q), rtol=1e-12, atol=1e-12)
+    rows.add_gram(H, np.ones(120), off, -1.0)
+    ones = np.zeros(120)
+    ones[off] = 1.0
+    np.testing.assert_allclose(np.tril(H), _exact(F, q) - _exact(F, ones), rtol=1e-12,
+                               atol=1e-12)
+    S = np.zeros((6, 6))
+    rows.gradient(np.zeros((120, 1)), [(S, q, on, 1.0, None, None)])
+    np.testing.assert_allclose(np.tril(S), _exact(F, q), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("n_threads", [1, 2])
@@ -362,23 +266,29 @@ def test_repeated_rows_groups_equal_rows_dense_and_csr():
 
 def test_backtracking_is_one_rule_for_the_smooth_solvers(monkeypatch, rng):
     """The Armijo search takes the full step where it decreases enough, halves it until the
-    objective has fallen by ARMIJO t |slope| otherwise, and gives up past MAX_HALVINGS; the
-    smooth-loss Newton solver and the logistic one both search through it."""
-    from sparsekernel.solvers import _line_search, logistic_newton, newton_armijo
+    objective has fallen by ARMIJO t |slope| otherwise, and gives up past MAX_HALVINGS,
+    for several lines at once (a line settled is not asked again); the Newton core on a
+    smooth loss and the multinomial logistic solver both search through it."""
+    from sparsekernel.solvers import _line_search, logistic_newton
     from sparsekernel.solvers._constants import ARMIJO, MAX_HALVINGS
     from sparsekernel.solvers._line_search import backtrack
 
-    # phi(t) = (t - a)^2 along a direction of slope -2a at t = 0 (phi(0) = a^2)
-    def on(a):
-        return lambda t: ((t - a) ** 2, t)
+    a = np.array([1.0, 0.1])  # phi_j(t) = (t - a_j)^2, of slope -2 a_j at t = 0
+    asked = []
 
-    assert backtrack(on(1.0), 1.0, -2.0)[0] == 1.0  # the exact minimiser, taken whole
-    t, obj, _ = backtrack(on(0.1), 0.01, -0.2)  # full step overshoots: halved to 1/8
-    assert t == 0.125 and obj <= 0.01 + ARMIJO * t * -0.2
-    assert (2 * t - 0.1) ** 2 > 0.01 + ARMIJO * 2 * t * -0.2  # (the step before: too long)
+    def phi(T):
+        asked.append(T.copy())
+        return (T - a) ** 2
+
+    t = backtrack(phi, a**2, -2 * a)
+    assert t[0] == 1.0 and t[1] == 0.125  # the exact minimiser taken whole; 1/8
+    assert (t[1] - 0.1) ** 2 <= 0.01 + ARMIJO * t[1] * -0.2
+    assert (2 * t[1] - 0.1) ** 2 > 0.01 + ARMIJO * 2 * t[1] * -0.2  # (too long before)
+    assert all(np.isnan(T[0]) for T in asked[1:])  # the first line was not asked again
     tried = []
-    assert backtrack(lambda t: (tried.append(t) or 1.0, None), 1.0, -1.0) is None
+    assert backtrack(lambda T: tried.append(T[0]) or np.ones(1), [1.0], [-1.0])[0] == 0.0
     assert len(tried) == MAX_HALVINGS + 1 and tried[-1] == 2.0**-MAX_HALVINGS
+    assert backtrack(lambda T: T, [1.0], [0.0])[0] == 0.0  # not a descent direction
 
     calls = []
     original = _line_search.backtrack
@@ -387,13 +297,13 @@ def test_backtracking_is_one_rule_for_the_smooth_solvers(monkeypatch, rng):
         calls.append(args)
         return original(*args)
 
-    for name in ("logistic", "newton_armijo"):  # (the modules, not their functions)
+    for name in ("logistic", "newton_ovr"):  # (the modules, not their functions)
         module = importlib.import_module(f"sparsekernel.solvers.{name}")
         monkeypatch.setattr(module, "backtrack", spy)
     X = rng.normal(size=(200, 4))
     y = np.where(X[:, 0] + 0.3 * rng.normal(size=200) > 0, 1.0, -1.0)
-    newton_armijo(X, y, SquaredSmoothHinge(5.0), C=10.0, presolve_rows=None)
+    newton(X, y, SquaredSmoothHinge(5.0), C=10.0)
     assert calls
     calls.clear()
-    logistic_newton(X, (y > 0).astype(int), C=10.0)
+    logistic_newton(X, np.digitize(X[:, 1], [-0.5, 0.5]), C=10.0)
     assert calls

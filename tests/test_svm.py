@@ -107,22 +107,25 @@ def blocks_budget(est, X, k):
 
 
 def test_interrupted_fit_propagates_and_keeps_the_previous_model(monkeypatch):
-    """Ctrl-C in the second of four one-vs-rest solves (the row-block path: Newton-Armijo per
-    class) propagates, and the two-class model fitted before stays whole."""
+    """Ctrl-C in the second Newton iteration of the one-vs-rest solve (on the row-block
+    path) propagates, and the two-class model fitted before stays whole."""
     import sparsekernel.svm._base as svm_base
 
     clf = ReducedSVC(n_basis=20, random_state=0)
-    clf.set_params(memory_budget=blocks_budget(clf, X_MC, 3)).fit(X_BIN, Y_BIN)
+    clf.set_params(memory_budget=blocks_budget(clf, X_MC, 4)).fit(X_BIN, Y_BIN)
     before, pred = dict(vars(clf)), clf.predict(X_BIN)
-    original, calls = svm_base.newton_armijo, []
+    original, calls = svm_base.newton_ovr, []
 
-    def interrupted_second(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return original(*args, **kwargs)
+    def interrupted_second(*args, callback, **kwargs):
+        def second(info):
+            calls.append(1)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+            callback(info)
 
-    monkeypatch.setattr(svm_base, "newton_armijo", interrupted_second)
+        return original(*args, callback=second, **kwargs)
+
+    monkeypatch.setattr(svm_base, "newton_ovr", interrupted_second)
     with pytest.raises(KeyboardInterrupt):
         clf.fit(X_MC, Y_MC)
     assert len(calls) == 2

@@ -1,5 +1,6 @@
 """The process's worker pool behind ``map_threads``: order, nesting, failures, fork."""
 
+import importlib
 import multiprocessing
 import threading
 
@@ -254,7 +255,7 @@ def test_a_lone_system_factored_on_blas_threads_agrees_to_its_precision(dtype, r
     from threadpoolctl import threadpool_limits
 
     from sparsekernel import LowRankSVC
-    from sparsekernel.solvers import newton_ovr
+    newton_ovr = importlib.import_module("sparsekernel.solvers.newton_ovr")
 
     monkeypatch.setattr(_threads, "LONE_SOLVE_MIN", 50)
     limits = []

@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 # basis -> solvers is the one dependency on a later layer of the data flow: the scheme must
 # fit reduced SVMs while it selects. It uses only the pure solver layer on explicit arrays
 # K(X, Z), never the svm/ estimators, so there is no import cycle.
-from ..solvers import SquaredSmoothHinge, newton_armijo
+from ..solvers import newton_ovr
 from ._base import BasisResult, BasisSelector, default_kernel, row_bytes, rows_within
 
 __all__ = ["SystematicBasis"]
@@ -44,7 +44,7 @@ class SystematicBasis(BasisSelector):
 
     Starting from ``n_init`` random points per class, repeat: fit a reduced SVM (the SSVM
     objective of :mod:`sparsekernel.svm`, squared hinge, solved by
-    :func:`sparsekernel.solvers.newton_armijo` on K(X_fit, Z)); per class, sort the
+    :func:`sparsekernel.solvers.newton_ovr` on K(X_fit, Z)); per class, sort the
     misclassified training points by their decision value, split them into k strata and draw
     one point from each; add them to Z. Stop when the accuracy on a held-out validation part
     reaches ``accuracy_threshold`` or Z reaches ``n_basis`` (the size limit; the last round
@@ -167,14 +167,13 @@ class SystematicBasis(BasisSelector):
 
     def _fit_round(self, state):
         """Refit every one-vs-rest problem warm; return the validation accuracy."""
-        loss = SquaredSmoothHinge(float("inf"))
         F = state.F[:, : state.m]
-        for k, target in enumerate(state.targets):
-            x0 = np.zeros(state.m + 1)
-            old = state.coef[k]
-            x0[: len(old) - 1], x0[-1] = old[:-1], old[-1]
-            res = newton_armijo(F, target, loss, C=self.C, tol=self.tol,
-                                max_iter=self.max_iter, x0=x0)
+        x0 = np.zeros((state.m + 1, len(state.targets)))
+        for k, old in enumerate(state.coef):  # (the new basis functions start at 0)
+            x0[: len(old) - 1, k], x0[-1, k] = old[:-1], old[-1]
+        results = newton_ovr(F, np.column_stack(state.targets), C=self.C, tol=self.tol,
+                             max_iter=self.max_iter, x0=x0)
+        for k, res in enumerate(results):
             state.coef[k] = np.r_[res.coef, res.intercept]
         if not len(state.val):
             return 0.0

@@ -27,8 +27,8 @@ from ..base import (
 )
 from ..basis import BasisSelector, resolve_n_basis
 from ..kernels import resolve_gamma
-from ..solvers import SquaredSmoothHinge, newton_armijo
-from ..svm._base import solve_squared_hinge
+from ..solvers import SquaredSmoothHinge
+from ..svm._base import solve_newton
 from ..svm._memory import Budget
 from ..utils import (
     Interval,
@@ -478,28 +478,16 @@ class MapReduceSVC(OneVsRestClassifierMixin, KernelExpansionMixin, SparseKernelE
         self.part_n_samples_ = np.array([pl["n_rows"] for pl in payloads])
 
     def _fit_final(self, payloads):
-        """The linear SSVM on the big table (the reduced-set rows encoded by the parts): the
-        exact loss's problems jointly (newton_ovr), a smooth loss's one by one."""
+        """The linear SSVM on the big table (the reduced-set rows encoded by the parts), its
+        problems jointly (newton_ovr)."""
         table = self._part_scores(self.basis_)
         y = np.concatenate([pl["y"] for pl in payloads])
         weights = [pl["sample_weight"] for pl in payloads]
         sw = self._weights(y, None if weights[0] is None else np.concatenate(weights))
-        targets, loss = self._targets(self._encode(y)), SquaredSmoothHinge(self.smoothing)
-        if np.isinf(self.smoothing):  # the exact loss: every problem at once
-            self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
-                self, table, targets, sw, self._problem_labels, Budget(self), C=self.final_C)
-            return
-
-        def solve(j, callback):
-            return newton_armijo(table, targets[:, j], loss, C=self.final_C, sample_weight=sw,
-                                 tol=self.tol, max_iter=self.max_iter, callback=callback)
-
-        k = self._n_problems
-        results = self._solve_each(k, solve, self._problem_labels)
-        self.coef_, self.intercept_ = np.zeros((k, table.shape[1])), np.zeros(k)
-        self.n_iter_ = np.zeros(k, dtype=int)
-        for j, r in enumerate(results):
-            self.coef_[j], self.intercept_[j], self.n_iter_[j] = r.coef, r.intercept, r.n_iter
+        targets = self._targets(self._encode(y))
+        self.coef_, self.intercept_, self.n_iter_, _ = solve_newton(
+            self, table, targets, sw, self._problem_labels, Budget(self),
+            SquaredSmoothHinge(self.smoothing), C=self.final_C)
 
     # -------------------------------------------------------------- predict
     def _part_scores(self, X):

@@ -13,22 +13,24 @@ small eigenproblems of :mod:`~sparsekernel.solvers.eigen`. NaN or infinity met o
 from .. import _lazy_exports
 from .basis_lbfgs import basis_lbfgs
 from .dual_cd import dual_cd
-from .newton_armijo import newton_armijo, newton_armijo_bytes
 from .newton_kernel import newton_kernel, newton_kernel_bytes
+from .newton_ovr import newton_ovr, newton_ovr_bytes
 
 __all__ = ["ArrayBlocks", "EigenResult", "GATHER_BYTES", "IncrementalLSSVM", "LSSVMPath",
-           "MomentAccumulator", "Moments", "NonFiniteError", "NormalEquations",
-           "SelectiveBlockMinimization", "SolverResult", "SquaredSmoothEpsilonInsensitive",
-           "SquaredSmoothHinge", "as_row_blocks", "basis_lbfgs", "block_minimization_bytes",
-           "canonical_correlations", "dual_cd", "generalized_low_rank_eigen", "logistic_newton",
-           "lssvm_dual", "lssvm_normal_equations", "lssvm_primal", "newton_armijo",
-           "newton_armijo_bytes", "newton_kernel", "newton_kernel_bytes", "relative_ridge",
-           "smooth_plus", "symmetric_eigen", "whitening"]
+           "LogisticDeviance", "MomentAccumulator", "Moments", "NonFiniteError",
+           "NormalEquations", "SelectiveBlockMinimization", "SolverResult",
+           "SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "as_row_blocks",
+           "basis_lbfgs", "block_minimization_bytes", "canonical_correlations", "dual_cd",
+           "generalized_low_rank_eigen", "logistic_newton", "lssvm_dual",
+           "lssvm_normal_equations", "lssvm_primal", "newton_kernel", "newton_kernel_bytes",
+           "newton_ovr", "newton_ovr_bytes", "relative_ridge", "smooth_plus",
+           "symmetric_eigen", "whitening"]
 
 __getattr__, __dir__ = _lazy_exports(globals(), {
     "._blocks": ["ArrayBlocks", "as_row_blocks"],
     "._constants": ["GATHER_BYTES"],
-    "._losses": ["SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "smooth_plus"],
+    "._losses": ["LogisticDeviance", "SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge",
+                  "smooth_plus"],
     "._result": ["NonFiniteError", "SolverResult"],
     ".block_minimization": ["SelectiveBlockMinimization", "block_minimization_bytes"],
     ".eigen": ["EigenResult", "MomentAccumulator", "Moments", "canonical_correlations",

@@ -112,30 +112,36 @@ def exact_step(r, c, cs, zd, dd):
     return float(exact_steps(lambda T, P: line_terms(r, c, w, T, P), [zd], [dd])[0])
 
 
-def backtrack(value, obj, slope):
-    """Armijo backtracking from the full step along a descent direction of a smooth loss.
+def backtrack(value, obj, slope, first=None):
+    """Armijo backtracking from the full step along descent directions of smooth losses,
+    for k lines at once.
 
     Parameters
     ----------
     value : callable
-        ``value(t) -> (objective, state)``: the objective at step t and whatever the solver
-        keeps of that point (its margins, logits).
-    obj : float
-        The objective at t = 0.
-    slope : float
-        Its derivative along the direction at t = 0 (negative).
+        ``value(T)``: the objectives at steps ``T`` (shape (k,); NaN: a line not asked,
+        whose value is ignored).
+    obj, slope : ndarray of shape (k,)
+        The objectives at t = 0 and their derivatives along the directions there.
+    first : ndarray of shape (k,), optional
+        ``value`` at t = 1, when the caller has it.
 
     Returns
     -------
-    (t, objective, state) or None
-        The largest t in {1, 1/2, ...} (``MAX_HALVINGS`` halvings at most) whose objective
-        is at most ``obj + ARMIJO t slope``; None when none is (the direction no longer
-        descends to rounding).
+    ndarray of shape (k,)
+        For each line the largest t in {1, 1/2, ...} (``MAX_HALVINGS`` halvings at most)
+        whose objective is at most ``obj + ARMIJO t slope``; 0 where none is (the direction
+        no longer descends to rounding) or the slope is not negative.
     """
-    t = 1.0
-    for _ in range(MAX_HALVINGS + 1):
-        obj_new, state = value(t)
-        if obj_new <= obj + ARMIJO * t * slope:
-            return t, obj_new, state
-        t *= 0.5
-    return None
+    obj, slope = np.atleast_1d(obj).astype(float), np.atleast_1d(slope).astype(float)
+    t, steps = np.ones(len(obj)), np.zeros(len(obj))
+    todo = slope < 0
+    for halvings in range(MAX_HALVINGS + 1):
+        if not todo.any():
+            break
+        trial = np.where(todo, t, np.nan)
+        values = first if halvings == 0 and first is not None else value(trial)
+        ok = todo & (values <= obj + ARMIJO * t * slope)
+        steps[ok], todo = t[ok], todo & ~ok
+        t = 0.5 * t
+    return steps

@@ -1,21 +1,22 @@
-"""Smooth losses of the SSVM family and the stable smooth plus function.
+"""Losses of the Newton solvers: the SSVM family's, the logistic deviance, and the stable
+smooth plus function.
 
-Every loss ``l(f, y)`` here is the squared smooth plus function of a residual; it returns its
-value and first and second derivatives with respect to the decision value ``f``, which is all
-Newton's method needs. ``alpha`` is the smoothing parameter (the papers' alpha, the review's
-beta); ``alpha = inf`` gives the exact squared hinge / squared epsilon-insensitive loss and a
-generalized Hessian. The exact losses are sums of one-sided squared hinges
-(:func:`hinge_terms`), piecewise quadratic along any line, where the solvers find the step
-exactly (:mod:`._line_search`) instead of backtracking.
+Every loss ``l(f, y)`` returns its value and first and second derivatives with respect to
+the decision value ``f``, which is all Newton's method needs. The SSVM family's losses are
+squared smooth plus functions of a residual, ``alpha`` the smoothing parameter (the papers'
+alpha, the review's beta); ``alpha = inf`` gives the exact squared hinge / squared
+epsilon-insensitive loss, sums of one-sided squared hinges (:func:`hinge_terms`), piecewise
+quadratic along any line, where the solvers find the step exactly (:mod:`._line_search`)
+instead of backtracking.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, log_expit
 
-__all__ = ["SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge", "hinge_terms",
-           "smooth_plus"]
+__all__ = ["LogisticDeviance", "SquaredSmoothEpsilonInsensitive", "SquaredSmoothHinge",
+           "hinge_terms", "smooth_plus"]
 
 
 def hinge_terms(y, epsilon=None):
@@ -65,10 +66,6 @@ class SquaredSmoothHinge:
     def __init__(self, alpha=5.0):
         self.alpha = alpha
 
-    def hinges(self, y):
-        """:func:`hinge_terms` of the exact loss (``alpha = inf``), else None."""
-        return hinge_terms(y) if np.isinf(self.alpha) else None
-
     def value(self, f, y):
         return smooth_plus(1.0 - y * f, self.alpha) ** 2
 
@@ -85,10 +82,6 @@ class SquaredSmoothEpsilonInsensitive:
         self.alpha = alpha
         self.epsilon = epsilon
 
-    def hinges(self, y):
-        """:func:`hinge_terms` of the exact loss (``alpha = inf``), else None."""
-        return hinge_terms(y, self.epsilon) if np.isinf(self.alpha) else None
-
     def value(self, f, y):
         r = f - y
         return (smooth_plus(r - self.epsilon, self.alpha) ** 2
@@ -102,3 +95,16 @@ class SquaredSmoothEpsilonInsensitive:
         d1 = 2.0 * (p1 * s1 - p2 * s2)
         d2 = 2.0 * (s1 * s1 + p1 * h1 + s2 * s2 + p2 * h2)
         return loss, d1, d2
+
+
+class LogisticDeviance:
+    """l(f, y) = 2 log(1 + exp(-y f)) for labels y in {-1, +1}: the binomial deviance, so
+    that ``C/2 sum_i s_i l`` is logistic regression's ``C sum_i s_i`` cross-entropy."""
+
+    def value(self, f, y):
+        return -2.0 * log_expit(y * f)
+
+    def derivatives(self, f, y):
+        """Return (loss, dl/df, d2l/df2); uses y**2 = 1."""
+        p = expit(-y * f)  # the probability of the other label
+        return -2.0 * log_expit(y * f), -2.0 * y * p, 2.0 * p * (1.0 - p)

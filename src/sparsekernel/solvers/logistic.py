@@ -41,6 +41,7 @@ probabilities and iterates are float64.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -55,8 +56,10 @@ from ..compute import (
     symmetric_from_lower,
 )
 from ._line_search import backtrack
+from ._losses import LogisticDeviance
 from ._result import SolverResult, check_finite
 from ._rows import as_rows, is_provider
+from .newton_ovr import newton_ovr
 
 __all__ = ["logistic_newton", "logistic_newton_bytes"]
 
@@ -113,6 +116,10 @@ def logistic_newton(F, y, C=1.0, sample_weight=None, tol=1e-6, max_iter=100, cal
         problem (logit of class 1) and k for the multinomial one.
     """
     problem = _Problem(F, y, C, sample_weight)
+    if problem.binary:  # the SVM family's Newton on the deviance (newton_ovr)
+        (res,) = newton_ovr(problem.rows, 2.0 * problem.Y - 1.0, C, problem.s, tol, max_iter,
+                            callback=callback, loss=LogisticDeviance())
+        return dataclasses.replace(res, coef=res.coef[None], intercept=np.array([res.intercept]))
     with blas_threads(1):
         direction = _exact_direction if problem.p <= _EXACT_MAX else _cg_direction
         Z, info = _newton(problem, tol, max_iter, callback, direction)
@@ -288,16 +295,12 @@ def _backtrack(problem, Z, G, obj, grad, D):
     :func:`~sparsekernel.solvers._line_search.backtrack`); None when no step decreases
     Phi."""
     U = problem.logits(D)  # the logits move linearly along D
-
-    def value(t):
-        Z_new, G_new = Z + t * D, G + t * U
-        return problem.objective(Z_new, G_new), (Z_new, G_new)
-
-    found = backtrack(value, obj, float(np.sum(grad * D)))
-    if found is None:
+    (t,) = backtrack(lambda T: np.array([problem.objective(Z + T[0] * D, G + T[0] * U)]),
+                     obj, float(np.sum(grad * D)))
+    if t == 0.0:
         return None
-    t, obj_new, (Z_new, G_new) = found
-    return Z_new, G_new, obj_new, t
+    Z_new, G_new = Z + t * D, G + t * U
+    return Z_new, G_new, problem.objective(Z_new, G_new), t
 
 
 class _KroneckerPreconditioner:

@@ -1,19 +1,23 @@
-"""Exact Newton for every one-vs-rest squared-hinge problem on one dense feature matrix.
+"""The Newton core: every problem of one loss on one feature matrix, at once.
 
 Objective per column j of the targets (the SVM family's, :mod:`sparsekernel.svm._base`)::
 
-    Phi_j(w, b) = 1/2 ||w||^2 + 1/2 b^2 + C/2 * sum_i s_i max(0, 1 - Y_ij f_i)^2,
-    f = F w + b.
+    Phi_j(w, b) = 1/2 ||w||^2 + 1/2 b^2 + C/2 * sum_i s_i l(f_i, Y_ij),   f = F w + b,
+
+with ``l`` the squared hinge ``max(0, 1 - y f)^2`` (one-vs-rest classification: the
+default), the squared epsilon-insensitive loss (regression), or a smooth loss (the SSVM
+family's with finite smoothing, the logistic deviance). Each loss is a per-row state class
+(:class:`HingeRows`, :class:`EpsilonRows`, :class:`SmoothRows`) on the same iteration.
 
 The rows reach the solver through a provider (:mod:`sparsekernel.solvers._rows`: margins
 ``F W``, gradients ``[F 1]^T V``, the Gram sum of a row set, a copy of some rows), held in
 memory, read block by block, on a device or on a cluster's workers; the solver is the same.
-Its per-row state (targets, weights, margins, residuals, active sets: :class:`HingeRows`)
-is kept where the rows are, and the solver exchanges with it only m-, (m + 1) x k- and
-(m + 1)^2-sized sums, counts and the exact line search's sums at trial steps.
+Its per-row state (targets, weights, margins, residuals, active sets) is kept where the
+rows are, and the solver exchanges with it only m-, (m + 1) x k- and (m + 1)^2-sized sums,
+counts and the line search's sums at trial steps.
 
-Why it is not ``newton_armijo`` (one problem at a time, any smooth loss): with k problems
-on the same F and the exact squared hinge, three things are shared or exact:
+With k problems on the same F and the exact squared hinge, three things are shared or
+exact:
 
 * From w = 0 every row violates the margin in every problem, so the first Hessian
   ``I + C [F 1]^T S [F 1]`` is the same for all k: one ``syrk`` and one Cholesky serve every
@@ -26,12 +30,15 @@ on the same F and the exact squared hinge, three things are shared or exact:
   active rows than basis functions (small n, large m) solves the active rows' own system
   instead (Woodbury), when that costs fewer flops.
 
-The loss is piecewise quadratic, so the step length along a Newton direction is found exactly
-(the root of a piecewise-linear increasing derivative: :mod:`._line_search`) instead of by
-backtracking, and the iteration ends exactly when the active set stops changing: typically
-4-8 iterations. A step's new active rows fix the next Hessian's rows before the next
-gradient is summed, so both are summed in one pass over the rows (:meth:`_Newton._ahead`):
-two passes an iteration, with the direction's margins.
+The exact losses are piecewise quadratic, so the step length along a Newton direction is
+found exactly (the root of a piecewise-linear increasing derivative: :mod:`._line_search`)
+instead of by backtracking, and the iteration ends exactly when the active set stops
+changing: typically 4-8 iterations. On a smooth loss every row's curvature changes at every
+step, so each Hessian is summed anew (never updated or kept) and the step is Armijo
+backtracking's; the iteration ends by the gradient test. A step's new active rows (or
+new curvatures) fix the next Hessian's rows before the next gradient is summed, so both are
+summed in one pass over the rows (:meth:`_Newton._ahead`): two passes an iteration, with
+the direction's margins.
 
 Large problems (``n m^2 >= WARM_WORK``) start from the solution on every stride-th row
 (:func:`_warm_stride`; C scaled by the stride, so that the objective is the same sum's
@@ -64,13 +71,16 @@ from ..compute import (
     split_threads,
 )
 from ._constants import F32_PATIENCE, F32_ROUNDING, GATHER_BYTES
-from ._line_search import exact_steps, line_terms
+from ._line_search import backtrack, exact_steps, line_terms
 from ._result import SolverResult
 from ._rows import as_rows
 
-__all__ = ["EpsilonRows", "HingeRows", "newton_ovr", "newton_ovr_bytes"]
+__all__ = ["EpsilonRows", "HingeRows", "SmoothRows", "newton_ovr", "newton_ovr_bytes"]
 
-#: Rows gathered at a time into the active rows' system (:meth:`_State._dual_direction`).
+#: A smooth loss's rows whose curvature l'' is below this are left out of the Hessian: next
+#: to its identity term they are under double precision (:class:`SmoothRows`).
+ACTIVE_RTOL = 1e-12
+#: Rows gathered at a time into the active rows' system (:meth:`_Newton._dual_direction`).
 _DUAL_CHUNK = 1024
 #: Warm start (module docstring, :func:`_warm_stride`): from n m^2 of this size, on a sample
 #: of WARM_PER_BASIS rows per basis function when that is at most every WARM_MIN_STRIDE-th
@@ -79,7 +89,8 @@ WARM_WORK, WARM_STRIDE, WARM_MIN_STRIDE, WARM_PER_BASIS = 1e10, 8, 3, 8
 
 
 def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads=None,
-               hessian_bytes=2**30, gather_bytes=GATHER_BYTES, callback=None, epsilon=None):
+               hessian_bytes=2**30, gather_bytes=GATHER_BYTES, callback=None, loss=None,
+               warm_start=True, x0=None):
     """Minimise Phi_j (module docstring) for every column j of ``Y``.
 
     Parameters
@@ -116,11 +127,19 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
         :func:`newton_ovr_bytes` for the solver's whole working memory).
     callback : callable, optional
         Called after every iteration with a dict (n_iter, n_unconverged, n_active).
-    epsilon : float, optional
-        Solve regressions instead: real targets ``Y`` and the exact squared
-        epsilon-insensitive loss ``max(0, |Y_ij - f_i| - epsilon)^2`` in place of the
-        squared hinge (:class:`EpsilonRows`; the same Newton iteration and exact line
-        search).
+    loss : object, optional
+        The loss ``l`` in place of ``max(0, 1 - Y_ij f_i)^2`` (None), a loss of
+        :mod:`._losses`: the exact squared epsilon-insensitive loss
+        (``SquaredSmoothEpsilonInsensitive(inf, epsilon)``, real targets:
+        :class:`EpsilonRows`) with the exact line search, or a smooth one (finite
+        smoothing, the logistic deviance: :class:`SmoothRows`), whose Hessian is rebuilt
+        at every iteration and whose step is found by backtracking.
+    warm_start : bool
+        Whether a large problem may start from a sample's solution (module docstring); a
+        caller whose memory plan cannot hold the sample's rows passes False.
+    x0 : ndarray of shape (m + 1, k), optional
+        Starting iterates ``[W; b]`` (a previous solution), instead of zero or a sample's
+        solution.
 
     Returns
     -------
@@ -128,13 +147,24 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
         One per column of ``Y``: ``coef`` = w, ``intercept`` = b.
     """
     n_threads = planned_threads() if n_threads is None else max(1, int(n_threads))
-    rows_state = HingeRows if epsilon is None else EpsilonRows.of(epsilon)
+    rows_state, smooth = _row_state(loss)
     state = as_rows(F, n_threads, gather_bytes).state(rows_state, Y, sample_weight)
     try:
-        return _Newton(state, Y.shape[1], C, n_threads, hessian_bytes).solve(
-            tol, max_iter, callback)
+        return _Newton(state, Y.shape[1], C, n_threads, hessian_bytes, smooth).solve(
+            tol, max_iter, callback, warm_start, x0)
     finally:
         state.close()
+
+
+def _row_state(loss):
+    """``(state class, smooth)``: the per-row state of ``loss`` and whether it is smooth
+    (a backtracking line search, no exact end)."""
+    if loss is None:
+        return HingeRows, False
+    if np.isinf(getattr(loss, "alpha", 1.0)):
+        epsilon = getattr(loss, "epsilon", None)
+        return (HingeRows if epsilon is None else EpsilonRows.of(epsilon)), False
+    return SmoothRows.of(loss), True
 
 
 class HingeRows:
@@ -225,11 +255,15 @@ class HingeRows:
                 F.add_gram(*request)
         return H
 
+    def _weights(self, col, C):
+        """Each row's curvature in problem ``col``'s Hessian while it is active."""
+        return C * self.s
+
     def _grams(self, F, H, col, j, C, threads, dtype):
         """``(H, requests)``: :meth:`gram`'s square and its ``add_gram`` arguments."""
         if H is None:
             H = F.square(F.shape[1] + 1)
-        active, cs = self._active()[:, col], C * self.s
+        active, cs = self._active()[:, col], self._weights(col, C)
         if j is None:
             return H, [(H, cs, np.flatnonzero(active), 1.0, threads, dtype)]
         was = self.kept[j]
@@ -248,14 +282,15 @@ class HingeRows:
         self.kept = kept
 
     def take(self, F, col, C):
-        """Problem ``col``'s active rows, ``[F 1]_A`` scaled by ``sqrt(C s_A)``."""
+        """Problem ``col``'s active rows, ``[F 1]_A`` scaled by the root of their
+        curvatures (``sqrt(C s_A)``)."""
         rows = np.flatnonzero(self._active()[:, col])
         A = np.empty((len(rows), F.shape[1] + 1))
         for start in range(0, len(rows), _DUAL_CHUNK):  # no gathered copy of all the rows
             part = rows[start:start + _DUAL_CHUNK]
             A[start:start + len(part), :-1] = F.take(part)
         A[:, -1] = 1.0
-        A *= np.sqrt(C * self.s[rows])[:, None]
+        A *= np.sqrt(self._weights(col, C)[rows])[:, None]
         return A
 
     def direction(self, F, D, C, keep=((), ())):
@@ -347,35 +382,119 @@ class EpsilonRows(HingeRows):
         return 0.5 * C * (self.s @ (r * r))
 
 
+class SmoothRows(HingeRows):
+    """The per-row state of k problems with a smooth loss ``l`` (a loss of :mod:`._losses`
+    with ``value(f, y)`` and ``derivatives(f, y) -> (l, l', l'')``): the squared smooth
+    hinge or epsilon-insensitive loss of the SSVM family, the logistic deviance.
+
+    The objective's loss part is ``C/2 sum_i s_i l(f_ij, Y_ij)``. Between iterations every
+    row's curvature ``C/2 s_i l''`` changes, so each Hessian is summed anew from the rows
+    whose curvature is not negligible (``l'' > ACTIVE_RTOL``: the "active" rows); ``R``
+    holds the tested problems' curvatures. The step is found by backtracking on the
+    objective, whose loss part at trial steps (:meth:`values`) is a sum over the rows like
+    every other reduction.
+    """
+
+    def __init__(self, Y, s=None, loss=None):
+        super().__init__(Y, s)
+        self.loss_fn = loss
+
+    @classmethod
+    def of(cls, loss):
+        """The constructor ``state(Y, s)`` of a provider (``UPDATES`` included)."""
+        make = functools.partial(cls, loss=loss)
+        make.UPDATES = cls.UPDATES
+        return make
+
+    def every(self, start, stride):
+        return SmoothRows(self.Y[start::stride], self.s[start::stride], self.loss_fn)
+
+    def _residuals(self, Y, f, C):
+        """``(curvatures, V)``: ``C/2 s l''`` (0 where ``l''`` is negligible) and the
+        loss part of the gradient per row, ``C/2 s l'``."""
+        _, d1, d2 = self.loss_fn.derivatives(f, Y)
+        cw = (0.5 * C * self.s)[:, None]
+        return np.where(d2 > ACTIVE_RTOL, cw * d2, 0.0), cw * d1
+
+    def _weights(self, col, C):
+        return self.R[:, col]
+
+    def counts(self, js):
+        """For each tested problem: its active rows, the rows whose curvature differs
+        from the first problem's, and its active rows again (no Hessian is kept: each is
+        summed anew)."""
+        active = self._active()
+        n_active = np.count_nonzero(active, axis=0)
+        return np.array([n_active, np.count_nonzero(self.R != self.R[:, :1], axis=0),
+                         n_active])
+
+    def direction(self, F, D, C, keep=((), ())):
+        """The margins of the directions D, and the loss at t = 0 and t = 1 along them
+        (:meth:`values`)."""
+        m = F.shape[1]
+        self.U = F.margins(D[:m]) + D[m]
+        k = D.shape[1]
+        return self.values(F, np.array([np.zeros(k), np.ones(k)]), C)
+
+    def values(self, F, T, C):
+        """The tested problems' loss parts at steps ``T`` (q, len(todo)) along their
+        directions (NaN: not asked, 0)."""
+        out = np.zeros(T.shape)
+        f = self.f[:, self.todo]
+        for q, col in np.ndindex(T.shape):
+            if not np.isnan(T[q, col]):
+                loss = self.loss_fn.value(f[:, col] + T[q, col] * self.U[:, col],
+                                          self.Y[:, self.todo[col]])
+                out[q, col] = 0.5 * C * (self.s @ loss)
+        return out
+
+    def advance(self, F, t):
+        """The margins moved by steps ``t``; every weighted row counts as active and as
+        changed (the next Hessian is summed anew)."""
+        f = self.f.copy()
+        f[:, self.todo] += t * self.U
+        self.f, self.U = f, None
+        n = np.full(len(self.todo), np.count_nonzero(self.s > 0))
+        return np.array([n, n])
+
+    def loss(self, F, C):
+        return 0.5 * C * (self.s @ self.loss_fn.value(self.f, self.Y))
+
+
 class _Newton:
     """The iterates of the k problems, their Hessians and stopping state; the per-row state
     is the rows' (``P``: a :class:`HingeRows` beside each part of them, reached through
     their provider)."""
 
-    def __init__(self, P, k, C, n_threads, hessian_bytes):
-        self.P, self.C, self.threads = P, float(C), n_threads
+    def __init__(self, P, k, C, n_threads, hessian_bytes, smooth=False):
+        self.P, self.C, self.threads, self.smooth = P, float(C), n_threads, smooth
         m = P.shape[1]
         self.Z = np.zeros((m + 1, k))
         self.stale = False  # margins updated from float32 products since last exact
         self.exact = np.zeros(k, dtype=bool)  # a unit step kept the active set
         self.converged = np.zeros(k, dtype=bool)
+        self.stuck = np.zeros(k, dtype=bool)  # no step decreased a smooth objective
         self.n_iter = np.zeros(k, dtype=int)
         self.scale = None
         self.warmed = False  # started from a sample's solution (warm_start)
+        self.cold = True  # started from zero (every row active in every problem)
         self.gnorm = np.full(k, np.inf)
         self.hessians = {}  # problem -> (H, exact, shared)
         self.keep = ((), ())  # (problems, columns) whose Hessians the rows' state follows
         self.ahead = {}  # problem -> (active rows, rows changed) after its last step
         self.sums = {}  # problem (or -1: shared) -> (update?, dtype, square) of this pass
         self.gram_dtype = P.dtype  # of the Hessians' products (_solve_system)
-        self.keep_hessians = k * 8.0 * (m + 1) ** 2 <= hessian_bytes
+        # (a smooth loss changes every row's curvature: its Hessians are summed anew)
+        self.keep_hessians = not smooth and k * 8.0 * (m + 1) ** 2 <= hessian_bytes
         self.hessian_bytes = hessian_bytes
 
-    def solve(self, tol, max_iter, callback=None):
+    def solve(self, tol, max_iter, callback=None, warm_start=True, x0=None):
         history = []
         with blas_threads(1):
-            stride = _warm_stride(*self.P.shape)
-            if stride:
+            stride = _warm_stride(*self.P.shape) if warm_start and x0 is None else 0
+            if x0 is not None:
+                self.start_from(np.array(x0, dtype=np.float64).reshape(self.Z.shape))
+            elif stride:
                 self.warm_start(stride, tol, max_iter)
             for it in range(max_iter + 1):
                 todo = self.check(tol)
@@ -395,15 +514,21 @@ class _Newton:
         sub = self.P.every(stride)
         try:
             solver = _Newton(sub, self.Z.shape[1], self.C * n / sub.shape[0], self.threads,
-                             self.hessian_bytes)
+                             self.hessian_bytes, self.smooth)
             solver.solve(max(tol, 1e-2), max_iter)
         finally:
             sub.close()
-        self.Z = solver.Z
+        self.start_from(solver.Z)
+        self.warmed = True
+
+    def start_from(self, Z):
+        """Iterates Z instead of zero; the stopping scale stays that of the gradient at
+        zero, as from a cold start."""
+        self.Z = Z
         grad0 = self.P("refresh", self.Z, False, self.C)
         self.stale = self.P.dtype != np.float64
         self.scale = np.maximum(1.0, np.abs(grad0).max(axis=0))
-        self.warmed = True
+        self.cold = False
 
     def check(self, tol):
         """Gradients of the unconverged problems; returns the indices still to solve.
@@ -415,7 +540,7 @@ class _Newton:
         iterates and the gradients summed from float64 products (``exact=True``), and the
         test repeated on them: an iterative refinement, whose solution is the one float64
         products give on the stored features."""
-        todo = np.flatnonzero(~self.converged)
+        todo = np.flatnonzero(~self.converged & ~self.stuck)
         previous = self.gnorm[todo].copy()
         if self.n_iter[todo].max() >= F32_PATIENCE:
             self.gram_dtype = np.dtype(np.float64)  # (_solve_system)
@@ -466,8 +591,7 @@ class _Newton:
         if not getattr(self.P, "rereads", False):
             return []
         if not self.n_iter[todo].any():
-            cold = not self.warmed and not self.hessians
-            return [(0, -1, False)] if cold else []
+            return [(0, -1, False)] if self.cold and not self.hessians else []
         out = []
         for col, j in enumerate(todo):
             if j not in self.ahead:
@@ -618,18 +742,29 @@ class _Newton:
         return H, exact_prev and dtype == np.float64
 
     def step(self, todo, D):
-        """Exact line search along D for each problem; update iterates and margins."""
+        """The line search along D for each problem (exact on the piecewise-quadratic
+        losses, backtracking on the smooth ones); update iterates and margins."""
         P = self.P
         start = P("direction", D, self.C, self.keep)  # (the line's terms at t = 0, 1)
         self.keep = ((), ())
         self.stale |= P.dtype != np.float64
-        t = exact_steps(lambda T, Q: P("line", T, Q, self.C),
-                        np.einsum("ij,ij->j", self.Z[:, todo], D),
-                        np.einsum("ij,ij->j", D, D), start)
+        zd, dd = np.einsum("ij,ij->j", self.Z[:, todo], D), np.einsum("ij,ij->j", D, D)
+        if self.smooth:
+            zz = 0.5 * np.einsum("ij,ij->j", self.Z[:, todo], self.Z[:, todo])
+
+            def objective(T, loss=None):
+                loss = P("values", T[None], self.C)[0] if loss is None else loss
+                return zz + T * zd + 0.5 * T * T * dd + loss
+
+            t = backtrack(objective, zz + start[0], np.einsum("ij,ij->j", self.G, D),
+                          objective(np.ones(len(todo)), start[1]))
+            self.stuck[todo] = t == 0.0
+        else:
+            t = exact_steps(lambda T, Q: P("line", T, Q, self.C), zd, dd, start)
         self.Z[:, todo] += t * D
         n_active, changed = P("advance", t)
         self.ahead = {j: (n_active[col], changed[col]) for col, j in enumerate(todo)}
-        self.exact[todo] = (np.abs(t - 1.0) <= 1e-9) & (changed == 0)
+        self.exact[todo] = (np.abs(t - 1.0) <= 1e-9) & (changed == 0) & (not self.smooth)
         self.n_iter[todo] += 1
         return int(n_active.sum())
 
@@ -638,7 +773,8 @@ class _Newton:
         out = []
         for j in range(self.Z.shape[1]):
             obj = 0.5 * self.Z[:, j] @ self.Z[:, j] + loss[j]
-            status = "converged" if self.converged[j] else "max_iter"
+            status = ("converged" if self.converged[j] else
+                      "line_search" if self.stuck[j] else "max_iter")
             out.append(SolverResult(
                 coef=self.Z[:-1, j].copy(), intercept=float(self.Z[-1, j]), objective=obj,
                 grad_norm=float(self.gnorm[j]), tol_reached=tol * float(self.scale[j]),
@@ -653,6 +789,9 @@ def _message(status, gnorm, tol_abs, n_iter, exact):
     if status == "converged":
         why = "the active set stopped changing" if exact else f"gradient norm {gnorm:.3g}"
         return f"Converged after {n_iter} Newton iterations: {why} (target {tol_abs:.3g})."
+    if status == "line_search":
+        return (f"No step decreased the objective after {n_iter} iterations (gradient norm "
+                f"{gnorm:.3g}, target {tol_abs:.3g}): it is minimised to rounding.")
     return (f"Reached max_iter={n_iter} with gradient norm {gnorm:.3g} > {tol_abs:.3g}; "
             "increase max_iter or tol.")
 
@@ -673,23 +812,31 @@ def _warm_stride(n, m):
     return WARM_STRIDE if n // WARM_STRIDE >= 2 * (m + 1) else 0
 
 
+def warm_sample_rows(n, m):
+    """Rows of the sample an n x m problem starts from (:func:`_warm_stride`), 0 for none."""
+    stride = _warm_stride(n, m)
+    return -(-n // stride) if stride else 0
+
+
 def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=GATHER_BYTES,
-                     itemsize=8):
+                     itemsize=8, warm_start=True):
     """Peak working memory of :func:`newton_ovr` besides F, in bytes (an upper estimate).
 
     Margins, residuals, weights and directions of the k problems (about eight float64
-    n x k arrays), and per thread one gather buffer and three (m+1)^2 matrices (the Hessian
-    being summed, a product temporary and the Cholesky factor), plus the Hessians kept
-    between iterations when they fit ``hessian_bytes``. A warm start's sampled rows of F
+    n x k arrays), per thread one gather buffer and one (m+1)^2 partial Gram sum, per
+    problem solved side by side (at most one a thread) the Hessian, a product temporary
+    and the Cholesky factor, plus the Hessians kept between iterations when they fit
+    ``hessian_bytes``. A warm start's sampled rows of F
     (copied in F's dtype, of ``itemsize`` bytes) and their own solver are freed before the
     first Hessian over all rows is built, so only the larger of the two phases counts beside
-    the n x k arrays (adding them would overstate a large warm-started fit's plan).
+    the n x k arrays (adding them would overstate a large warm-started fit's plan);
+    ``warm_start`` False: none (newton_ovr's).
     """
     square = 8.0 * (m + 1) ** 2
     kept = k * square if k * square <= hessian_bytes else 0.0
     arrays = 8.0 * n * (8 * k + 1)
-    work = n_threads * (gather_bytes + 3 * square) + square + kept
-    stride = _warm_stride(n, m)
+    work = n_threads * (gather_bytes + square) + 3 * min(k, n_threads) * square + kept
+    stride = _warm_stride(n, m) if warm_start else 0
     if not stride:
         return arrays + work
     sub = -(-n // stride)

@@ -40,14 +40,13 @@ from ..basis import make_kernel
 from ..compute import gram, planned_threads, rmatmul
 from ..features import reduced_design
 from ..kernels._functions import working_dtype
-from ..solvers import newton_armijo, newton_kernel
-from ..solvers._rows import is_provider
+from ..solvers import newton_kernel
 from ..solvers.newton_ovr import newton_ovr
 from ..utils import Interval, SolverProgress, constraints
-from ._memory import Budget, budget_holding, presolve_rows, reduced_plan
+from ._memory import Budget, budget_holding, reduced_plan, warm_start_fits
 
 __all__ = ["SVM_CONSTRAINTS", "BaseSmoothSVM", "kernel_newton", "solve_in_rows",
-           "solve_squared_hinge"]
+           "solve_newton"]
 
 SVM_CONSTRAINTS = {
     **KERNEL_CONSTRAINTS,
@@ -132,12 +131,6 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
                 "a fraction or 'auto') to choose the basis with it."
             )
 
-    def _joint_newton(self):
-        """Whether the loss is exact (the squared hinge or the squared epsilon-insensitive
-        loss, smoothing=inf), which newton_ovr solves for every column of the targets at
-        once, its per-row state with the rows."""
-        return np.isinf(self._loss().alpha)
-
     def _in_rows(self):
         """Whether the fit solves in the rows' coordinates (:func:`solve_in_rows`): the full
         kernel (n_basis=None, not linear) with an exact piecewise-quadratic loss."""
@@ -145,35 +138,17 @@ class BaseSmoothSVM(KernelExpansionMixin, SparseKernelEstimator):
                 and np.isinf(self._loss().alpha))
 
     def _solve(self, F, Y, sample_weight, labels=None):
-        """Every column of Y: on the full kernel in the rows' coordinates, or at once by
-        exact Newton when F is stored (or a provider) and the loss exact (the squared
-        hinge, the squared epsilon-insensitive loss); else Newton-Armijo per column."""
-        loss, k = self._loss(), Y.shape[1]
-        budget, (n, m) = Budget(self), F.shape
+        """Every column of Y: on the full kernel in the rows' coordinates, else all at once
+        by :func:`~sparsekernel.solvers.newton_ovr.newton_ovr` on the features (stored,
+        recomputed or a provider's), with the loss of the estimator."""
         if isinstance(F, np.ndarray) and self._in_rows():
             fit = solve_in_rows(self, F, Y, sample_weight, labels,
-                                getattr(loss, "epsilon", None))
-            self.coef_, self.intercept_, self.n_iter_, self.objective_ = fit
-            return
-        if (isinstance(F, np.ndarray) or is_provider(F)) and self._joint_newton():
-            fit = solve_squared_hinge(self, F, Y, sample_weight, labels, budget,
-                                      getattr(loss, "epsilon", None))
-            self.coef_, self.intercept_, self.n_iter_, self.objective_ = fit
-            return
-
-        def solve(j, callback):
-            return newton_armijo(F, np.ascontiguousarray(Y[:, j]), loss, C=self.C,
-                                 sample_weight=sample_weight, tol=self.tol,
-                                 max_iter=self.max_iter,
-                                 presolve_rows=presolve_rows(n, m, budget),
-                                 gather_bytes=budget.gather(m), callback=callback)
-
-        results = self._solve_each(k, solve, labels)
-        self.coef_, self.intercept_ = np.zeros((k, F.shape[1])), np.zeros(k)
-        self.n_iter_, self.objective_ = np.zeros(k, dtype=int), np.full(k, np.nan)
-        for j, res in enumerate(results):
-            self.coef_[j], self.intercept_[j] = res.coef, res.intercept
-            self.n_iter_[j], self.objective_[j] = res.n_iter, res.objective
+                                getattr(self._loss(), "epsilon", None))
+        else:
+            budget = Budget(self)
+            fit = solve_newton(self, F, Y, sample_weight, labels, budget, self._loss(),
+                               warm_start=warm_start_fits(F, budget))
+        self.coef_, self.intercept_, self.n_iter_, self.objective_ = fit
 
 
 def solve_in_rows(est, F, Y, sample_weight, labels, epsilon=None):
@@ -211,13 +186,13 @@ def kernel_newton(est, K, Y, sample_weight, labels, epsilon=None):
     return results
 
 
-def solve_squared_hinge(est, F, Y, sample_weight, labels, budget, epsilon=None, C=None):
-    """All one-vs-rest squared-hinge problems of ``est`` on stored features F (or their
-    provider), jointly (:func:`~sparsekernel.solvers.newton_ovr.newton_ovr`, on the planned
-    threads), with the solver's buffers and kept Hessians sized from the fit's ``budget``
-    (:class:`~sparsekernel.svm._memory.Budget`); with ``epsilon``, the regression with
-    the exact squared epsilon-insensitive loss on real targets Y; ``C``: another than
-    ``est.C``.
+def solve_newton(est, F, Y, sample_weight, labels, budget, loss=None, C=None,
+                 warm_start=True):
+    """All problems of ``est`` (the columns of Y) on the features F (stored, recomputed or
+    a provider's), jointly (:func:`~sparsekernel.solvers.newton_ovr.newton_ovr`, on the
+    planned threads), with the solver's buffers and kept Hessians sized from the fit's
+    ``budget`` (:class:`~sparsekernel.svm._memory.Budget`); ``loss``: newton_ovr's (None:
+    the squared hinge); ``C``: another than ``est.C``; ``warm_start``: newton_ovr's.
 
     Returns ``(coef (k, m), intercept (k,), n_iter (k,), objective (k,))``.
     """
@@ -234,7 +209,7 @@ def solve_squared_hinge(est, F, Y, sample_weight, labels, budget, epsilon=None, 
         results = newton_ovr(F, Y, C=est.C if C is None else C, sample_weight=sample_weight,
                              tol=est.tol, max_iter=est.max_iter, hessian_bytes=budget.hessians,
                              gather_bytes=budget.gather(F.shape[1]), callback=report,
-                             epsilon=epsilon)
+                             loss=loss, warm_start=warm_start)
         for _ in range(k - progress.n_done):  # those stopped unconverged end here
             progress.done()
     for label, res in zip(labels or [None] * k, results, strict=True):

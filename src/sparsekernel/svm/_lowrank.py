@@ -12,7 +12,7 @@ solves exactly
     f(x) = K(x, Z) mu + b,
 
 the reduced SVM whose regularizer is the RKHS norm of sum_j mu_j k(., z_j) (paper eq. 21):
-the SSVM problem (``newton_armijo``, smoothing=inf) on the features K(X, Z) M. It is NOT the
+the SSVM problem (``newton_ovr``, smoothing=inf) on the features K(X, Z) M. It is NOT the
 problem ``ReducedSVC`` solves, the same SSVM on K(X, Z) itself, i.e. the Euclidean penalty
 1/2 ||mu||^2 (Lee & Mangasarian's simplification); the two coincide only when K(Z, Z) = I.
 ``tests/test_lowrank.py`` checks both statements.
@@ -55,7 +55,7 @@ from ..utils import (
     seed_from,
 )
 from ..utils.fitted_spec import CLASSES, INFO, Floats
-from ._base import kernel_newton, solve_squared_hinge
+from ._base import kernel_newton, solve_newton
 from ._memory import MIN_CHUNK, Budget, budget_holding, lowrank_plan
 
 __all__ = ["LowRankSVC"]
@@ -377,7 +377,7 @@ class LowRankSVC(OneVsRestClassifierMixin, NystromMapMixin, KernelExpansionMixin
         """Every problem on the features F (stored, or a provider of them): jointly by
         exact Newton (squared hinge), or each by dual coordinate descent (hinge, stored F)."""
         if self.loss == "squared_hinge":
-            self.coef_, self.intercept_, self.n_iter_, _ = solve_squared_hinge(
+            self.coef_, self.intercept_, self.n_iter_, _ = solve_newton(
                 self, F, Y, sw, self._problem_labels, Budget(self))
             return
         k = Y.shape[1]

@@ -26,18 +26,16 @@ set by that much more than its budget; later fits stay within it.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..basis import resolve_n_basis
 from ..basis._base import AUTO_MIN
 from ..compute import max_threads
 from ..features._nystrom import nystrom_map_bytes
 from ..kernels._blocks import CACHE_BLOCK_BYTES
-from ..solvers import (
-    GATHER_BYTES,
-    block_minimization_bytes,
-    newton_armijo_bytes,
-    newton_kernel_bytes,
-)
-from ..solvers.newton_ovr import newton_ovr_bytes
+from ..solvers import GATHER_BYTES, block_minimization_bytes, newton_kernel_bytes
+from ..solvers._rows import is_provider
+from ..solvers.newton_ovr import newton_ovr_bytes, warm_sample_rows
 from ..utils import MemoryPlan, largest_within, parse_memory_budget
 
 __all__ = ["MIN_CHUNK", "Budget", "budget_holding"]
@@ -141,16 +139,22 @@ def reduced_plan(budget, est, n, m, k, itemsize, stored):
         float64_copy = 8.0 * n * m if itemsize < 8 else 0.0  # F for the Gram, in float64
         solver = (newton_kernel_bytes(n, k, budget.threads) + float64_copy
                   + 8.0 * n * n * (budget.threads - 1))  # the threads' other Gram squares
-    elif stored and est._joint_newton():
-        solver = newton_ovr_bytes(n, m, k, budget.threads, budget.hessians, gather, itemsize)
     else:
-        solver = newton_armijo_bytes(n, m, gather, presolve_rows(n, m, budget), budget.threads)
+        warm = stored or _warm_fits(n, m, itemsize, budget)
+        solver = newton_ovr_bytes(n, m, k, budget.threads, budget.hessians, gather, itemsize,
+                                  warm)
     features = float(n) * m * itemsize if stored else 0.0
     return budget.plan(targets=8.0 * n * (k + 1), features=features, solver=solver)
 
 
-def presolve_rows(n, m, budget):
-    """Rows of newton_armijo's presolve: its 'auto' size, or None (no presolve) when those
-    rows of K(X, Z), held at once, would take more than an eighth of the budget."""
-    rows = max(10000, 20 * (m + 1))
-    return rows if 8.0 * rows * (m + 1) <= budget.bytes / 8 else None
+def warm_start_fits(F, budget):
+    """Whether newton_ovr may start from a sample of F's rows: always from stored features
+    or a provider's (where the sample stays, and the plan counts it), from recomputed ones
+    only while the sample's copy takes at most an eighth of the budget."""
+    if isinstance(F, np.ndarray) or is_provider(F):
+        return True
+    return _warm_fits(*F.shape, np.dtype(F.dtype).itemsize, budget)
+
+
+def _warm_fits(n, m, itemsize, budget):
+    return float(itemsize) * warm_sample_rows(n, m) * m <= budget.bytes / 8
