@@ -229,9 +229,15 @@ def test_cross_validated_log_loss_is_finite():
 def test_kronecker_preconditioner_is_the_exact_inverse_hessian_at_zero():
     # At Z = 0 every class has probability 1/q: the preconditioner is H^-1 there, so one
     # conjugate-gradient step solves the first Newton system.
+    from sparsekernel.compute import symmetric_from_lower
+    from sparsekernel.solvers._rows import ArrayRows
+
     F, y = _features(k=4)
-    problem = logistic_module._Problem(F, y, 0.7, None)
-    P = np.full((len(y), 4), 0.25)
-    precond = logistic_module._KroneckerPreconditioner(problem, P)
+    rows = ArrayRows(F)
+    state = logistic_module.SoftmaxRows(logistic_module._targets(y, len(y)))
+    state.R = np.full((len(y), 4), 0.25)  # (the probabilities at Z = 0)
+    precond = logistic_module._KroneckerPreconditioner(
+        symmetric_from_lower(state.kron_gram(rows, 0.7)))
     R = np.random.default_rng(0).normal(size=(7, 4))
-    np.testing.assert_allclose(problem.hessian_times(P, precond(R)), R, atol=1e-10)
+    D = precond(R)
+    np.testing.assert_allclose(D + state.curvature(rows, D, 0.7), R, atol=1e-10)

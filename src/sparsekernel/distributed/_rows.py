@@ -22,9 +22,9 @@ additions on the workers), so what crosses the network per call is
 
 Never a row of X, of F or of the per-row state otherwise: the client holds O(m^2 k) of
 the solver and the landmark sample, whatever n is. The members ``margins``,
-``gradient`` and ``add_gram`` (n x k values each way) remain for the solver whose per-row
-state is still the client's (the multinomial
-:func:`~sparsekernel.solvers.logistic_newton`).
+``gradient`` and ``add_gram`` (n x k values each way) complete the provider interface for
+a solver that keeps its per-row state itself; the library's solvers keep theirs on the
+workers.
 
 Every function that runs on a worker is module-level and works on one chunk with one
 thread (``ArrayRows(F_p, threads=1)``): a worker runs as many chunk tasks at once as it has

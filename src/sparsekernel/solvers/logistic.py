@@ -1,4 +1,4 @@
-"""Penalized logistic regression (binary, or multinomial by softmax) on one feature matrix.
+"""Penalized logistic regression (binary, or multinomial by softmax) on the Newton core.
 
 Objective, with Z = [W; b] of shape (m + 1, q)::
 
@@ -14,29 +14,26 @@ is left out (or appended to F as a constant column there). The binary problem is
 on the logit of class 1; the two-class multinomial with ``C`` is the binary one with ``2 C``
 on v = w_1 - w_0 (the penalty of the symmetric parametrisation is ||v||^2 / 4).
 
-Method. The objective is smooth and strictly convex; Newton's method converges in a few
-iterations from Z = 0. Two ways of computing the step, chosen by the size p = q (m + 1) of
-the system:
+Method. Both run on the iteration of :func:`~sparsekernel.solvers.newton_ovr.newton_ovr`,
+their per-row state beside the rows: the binary problem is its smooth loss
+(:class:`~sparsekernel.solvers._losses.LogisticDeviance` on :class:`SmoothRows`), the
+multinomial one its k columns coupled (:class:`SoftmaxRows`, :class:`Multinomial`): one
+gradient test, one direction and one backtracking step for all of them. Two ways of
+computing the multinomial direction, chosen by the size p = k (m + 1) of its system:
 
-* p <= ``_EXACT_MAX`` (binary problems on up to ~2000 features, small multinomial ones): the
-  exact Hessian ``I + [F 1]^T diag(.) [F 1]`` (q x q blocks), built by BLAS-3 products and
-  solved by one Cholesky factorization, then a backtracking (Armijo) line search.
+* p <= ``_EXACT_MAX``: the exact Hessian ``I + [F 1]^T diag(.) [F 1]`` (k x k blocks, each a
+  Gram sum of the rows), solved by one Cholesky factorization.
 * larger p (many classes on hundreds of features): the block Hessian would cost
   n p^2 / 2 multiply-adds to build and p^3 / 3 to factor at every iteration, against
   4 n p for one Hessian-vector product. Each Newton step is then solved inexactly by
   preconditioned conjugate gradients on Hessian-vector products (tolerance min(0.5,
-  sqrt(relative gradient)), as in truncated Newton methods), followed by the same Armijo
-  search. The preconditioner is the Hessian with each row's class curvature replaced by a
-  scalar multiple of its uniform-probability form, I + A (x) B: a Kronecker product, exact
-  at Z = 0 (the first step takes one CG step), inverted through the eigenvectors of the
-  (m+1)^2 matrix A, rebuilt once per Newton step (``_KroneckerPreconditioner``).
+  sqrt(relative gradient)), as in truncated Newton methods). The preconditioner is the
+  Hessian with each row's class curvature replaced by a scalar multiple of its
+  uniform-probability form, I + A (x) B: a Kronecker product, exact at Z = 0 (the first step
+  takes one CG step), rebuilt once per Newton step (:class:`_KroneckerPreconditioner`).
 
-The threshold between the two is empirical: exact Newton's cost grows as n p^2, the CG
-methods' as n p, so past ``_EXACT_MAX`` features exact Newton stops being the faster.
-
-The rows reach the solver through a row provider (:mod:`._rows`: in memory, products in F's
-dtype split by rows over the planned threads, or on a Dask cluster's workers); logits,
-probabilities and iterates are float64.
+Exact Newton's cost grows as n p^2, the CG method's as n p, so past ``_EXACT_MAX`` the
+exact Hessian stops being the faster.
 """
 
 from __future__ import annotations
@@ -45,25 +42,18 @@ import dataclasses
 import functools
 
 import numpy as np
-from scipy.special import expit, log_expit, logsumexp, softmax
+from scipy.special import logsumexp, softmax
 
-from ..compute import (
-    add_to_diagonal,
-    blas_threads,
-    cholesky_solve,
-    spd_cholesky,
-    spd_solve,
-    symmetric_from_lower,
-)
-from ._line_search import backtrack
+from ..compute import add_to_diagonal, cholesky_solve, spd_cholesky, spd_solve
+from ..compute import symmetric_from_lower as _full
 from ._losses import LogisticDeviance
-from ._result import SolverResult, check_finite
-from ._rows import as_rows, is_provider
-from .newton_ovr import newton_ovr
+from ._rows import ArrayRows, as_rows, is_provider
+from .newton_ovr import HingeRows, newton_ovr
 
-__all__ = ["logistic_newton", "logistic_newton_bytes"]
+__all__ = ["Multinomial", "SoftmaxRows", "logistic_newton", "logistic_newton_bytes",
+           "solve_logistic"]
 
-#: Largest q (m + 1) solved with the exact Hessian; past it, Newton with preconditioned CG.
+#: Largest k (m + 1) solved with the exact Hessian; past it, Newton with preconditioned CG.
 _EXACT_MAX = 2000
 #: Conjugate-gradient steps allowed per Newton step of the large problems.
 _MAX_CG = 250
@@ -75,16 +65,14 @@ def logistic_newton_bytes(n, m, q, itemsize, n_threads):
     float64 arrays of n x q (logits, probabilities, residuals, the step's logits, the trial
     logits of the line search and the log-sum-exp temporaries), the weights, and either
     the exact Hessian of p = q (m + 1) with its factor and the threads' partial grams (a
-    gather buffer of at most 8 MiB each), or, past ``_EXACT_MAX``, the float32 copy of F
-    for the curvature products, the preconditioner's (m + 1)-square arrays and the
-    conjugate-gradient vectors."""
+    gather buffer of at most 8 MiB each), or, past ``_EXACT_MAX``, the preconditioner's
+    (m + 1)-square arrays and the conjugate-gradient vectors."""
     p, m1 = q * (m + 1), m + 1
     rows = 8.0 * n * (8 * q + 2)
     if p <= _EXACT_MAX:
         gather = min(8.0 * 2**20, float(n) * m1 * itemsize)
         return rows + 2 * 8.0 * p * p + n_threads * (8.0 * m1 * m1 + gather)
-    curv = 4.0 * n * m if itemsize == 8 else 0.0
-    return rows + curv + 4 * 8.0 * m1 * m1 + 8 * 8.0 * p
+    return rows + 4 * 8.0 * m1 * m1 + 8 * 8.0 * p
 
 
 def logistic_newton(F, y, C=1.0, sample_weight=None, tol=1e-6, max_iter=100, callback=None):
@@ -107,7 +95,8 @@ def logistic_newton(F, y, C=1.0, sample_weight=None, tol=1e-6, max_iter=100, cal
     max_iter : int
         Maximum Newton iterations.
     callback : callable, optional
-        Called after every Newton iteration with a dict (n_iter, objective, grad_norm).
+        Called after every Newton iteration with newton_ovr's dict (n_iter,
+        n_unconverged, n_active).
 
     Returns
     -------
@@ -115,116 +104,46 @@ def logistic_newton(F, y, C=1.0, sample_weight=None, tol=1e-6, max_iter=100, cal
         ``coef`` of shape (q, m) and ``intercept`` of shape (q,), q = 1 for the binary
         problem (logit of class 1) and k for the multinomial one.
     """
-    problem = _Problem(F, y, C, sample_weight)
-    if problem.binary:  # the SVM family's Newton on the deviance (newton_ovr)
-        (res,) = newton_ovr(problem.rows, 2.0 * problem.Y - 1.0, C, problem.s, tol, max_iter,
-                            callback=callback, loss=LogisticDeviance())
-        return dataclasses.replace(res, coef=res.coef[None], intercept=np.array([res.intercept]))
-    with blas_threads(1):
-        direction = _exact_direction if problem.p <= _EXACT_MAX else _cg_direction
-        Z, info = _newton(problem, tol, max_iter, callback, direction)
-    return problem.result(Z, tol, *info)
+    if not is_provider(F):
+        F = np.asarray(F)
+        if F.ndim != 2 or F.dtype not in (np.float32, np.float64):
+            raise ValueError(f"F must be a 2-D float32 or float64 array, got {F.dtype} "
+                             f"of shape {F.shape}.")
+    n = F.shape[0]
+    s = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+    if s.shape != (n,) or np.any(s < 0) or not np.isfinite(s).all():
+        raise ValueError(f"sample_weight must hold {n} finite non-negative weights.")
+    if not (np.isfinite(C) and C > 0):
+        raise ValueError(f"C must be a positive finite number, got {C!r}.")
+    Y = _targets(np.asarray(y), n)
+    return solve_logistic(F, 2.0 * Y - 1.0 if Y.shape[1] == 1 else Y, C, s, tol, max_iter,
+                          callback)
 
 
-class _Problem:
-    """Objective, gradient and curvature of Phi on fixed features and targets."""
-
-    def __init__(self, F, y, C, sample_weight):
-        if not is_provider(F):
-            F = np.asarray(F)
-            if F.ndim != 2 or F.dtype not in (np.float32, np.float64):
-                raise ValueError(f"F must be a 2-D float32 or float64 array, got {F.dtype} "
-                                 f"of shape {F.shape}.")
-        n, m = F.shape
-        self.rows = as_rows(F)
-        self.s = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
-        if self.s.shape != (n,) or np.any(self.s < 0) or not np.isfinite(self.s).all():
-            raise ValueError(f"sample_weight must hold {n} finite non-negative weights.")
-        if not (np.isfinite(C) and C > 0):
-            raise ValueError(f"C must be a positive finite number, got {C!r}.")
-        self.cs = float(C) * self.s
-        self.Y = _targets(np.asarray(y), n)
-        self.binary = self.Y.shape[1] == 1
-        self.q = self.Y.shape[1]
-        self.m, self.p = m, self.q * (m + 1)
-        # Curvature products only set the CG direction (gradient and objective stay exact),
-        # so the CG path runs them on float32 features stored in memory: half the memory
-        # traffic. Rows held elsewhere are multiplied as they are.
-        self.curv = (as_rows(F.astype(np.float32))
-                     if isinstance(F, np.ndarray) and F.dtype == np.float64
-                     and self.p > _EXACT_MAX else self.rows)
-
-    def logits(self, Z):
-        return self.rows.margins(Z[:-1]) + Z[-1]
-
-    def loss(self, G):
-        """Per-row cross-entropy."""
-        if self.binary:
-            return -log_expit(np.where(self.Y[:, 0] > 0, G[:, 0], -G[:, 0]))
-        return logsumexp(G, axis=1) - np.einsum("ij,ij->i", self.Y, G)
-
-    def objective(self, Z, G):
-        return 0.5 * float(np.sum(Z * Z)) + float(self.cs @ self.loss(G))
-
-    def residual(self, G):
-        """d CE / d G row by row: P - Y."""
-        P = expit(G) if self.binary else softmax(G, axis=1)
-        return P, P - self.Y
-
-    def gradient(self, Z, R):
-        return Z + self.rows.gradient(R * self.cs[:, None])
-
-    def hessian_times(self, P, D):
-        """(I + [F 1]^T diag(curvature) [F 1]) D, for D of shape (m + 1, q), with the
-        products in the precision of the curvature rows."""
-        U = self.curv.margins(D[:-1]) + D[-1]
-        if self.binary:
-            V = P * (1.0 - P) * U
-        else:
-            PU = P * U
-            V = PU - P * PU.sum(axis=1, keepdims=True)
-        return D + self.curv.gradient(V * self.cs[:, None])
-
-    def hessian(self, P):
-        """The exact (q (m + 1))^2 Hessian, blocks (a, b) in class order: block (a, b) is
-        the Gram sum of the rows with weights cs P_a (delta_ab - P_b), added (a = b) or
-        subtracted (the off-diagonal weights are -cs P_a P_b), one lower triangle each."""
-        q, m1 = self.q, self.m + 1
-        # Where the provider keeps its squares (the host, or the rows' device).
-        H, every = self.rows.square(q * m1), np.arange(self.rows.shape[0])
-        for a in range(q):
-            for b in range(a, q):
-                if self.binary or a == b:
-                    w, sign = self.cs * P[:, a] * (1.0 - P[:, a]), 1.0
-                else:
-                    w, sign = self.cs * P[:, a] * P[:, b], -1.0
-                block = symmetric_from_lower(
-                    self.rows.add_gram(self.rows.square(m1), w, every, sign))
-                H[a * m1:(a + 1) * m1, b * m1:(b + 1) * m1] = block
-                H[b * m1:(b + 1) * m1, a * m1:(a + 1) * m1] = block.T
-        return add_to_diagonal(H, 1.0)
-
-    def result(self, Z, tol, n_iter, converged, status, gnorm, scale, history):
-        G = self.logits(Z)
-        tol_abs = tol * scale
-        if converged:
-            message = (f"Converged after {n_iter} Newton iterations: gradient norm "
-                       f"{gnorm:.3g} <= {tol_abs:.3g}.")
-        elif status == "line_search":
-            message = (f"The line search failed after {n_iter} iterations with gradient norm "
-                       f"{gnorm:.3g} > {tol_abs:.3g} (the objective stopped decreasing in "
-                       "floating point); loosen tol.")
-        else:
-            message = (f"Reached max_iter={n_iter} with gradient norm {gnorm:.3g} > "
-                       f"{tol_abs:.3g}; increase max_iter or tol.")
-        return SolverResult(
-            coef=Z[:-1].T.copy(), intercept=Z[-1].copy(), objective=self.objective(Z, G),
-            grad_norm=float(gnorm), tol_reached=float(tol_abs), n_iter=int(n_iter),
-            converged=bool(converged), status=status, message=message, history=history)
+def solve_logistic(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=100, callback=None):
+    """:func:`logistic_newton` on checked targets, wherever the rows keep them: ``Y`` of
+    shape (n, 1) in {-1, +1} (binary; +1 for class 1) or (n, k) probabilities
+    (multinomial), an ndarray or what the rows' provider keeps beside its rows (a dask
+    array chunked as a cluster's rows), as ``sample_weight``."""
+    binary = Y.shape[1] == 1
+    # Curvature products only set the CG direction (gradient and objective stay exact),
+    # so the CG path runs them on float32 features stored in memory: half the memory
+    # traffic. Rows held elsewhere are multiplied as they are.
+    curv = (ArrayRows(F.astype(np.float32))
+            if isinstance(F, np.ndarray) and F.dtype == np.float64 and not binary
+            and Y.shape[1] * (F.shape[1] + 1) > _EXACT_MAX else None)
+    results = newton_ovr(as_rows(F), Y, C, sample_weight, tol, max_iter, callback=callback,
+                         loss=LogisticDeviance() if binary else Multinomial(curv))
+    first = results[0]  # (the columns of the multinomial share one iteration)
+    return dataclasses.replace(
+        first, coef=np.array([r.coef for r in results]),
+        intercept=np.array([r.intercept for r in results]),
+        objective=float(sum(r.objective for r in results)),
+        grad_norm=max(r.grad_norm for r in results))
 
 
 def _targets(y, n):
-    """(n, q) targets: +-1 in one column for two class indices, else probabilities."""
+    """(n, q) targets: P(class 1) in one column for two class indices, else probabilities."""
     if y.ndim == 2:
         if y.shape[0] != n or y.shape[1] < 2 or not np.isfinite(y).all() or np.any(y < 0):
             raise ValueError(f"A 2-D y must be an ({n}, k >= 2) matrix of non-negative "
@@ -241,119 +160,152 @@ def _targets(y, n):
     return (y[:, None] == np.arange(k)).astype(np.float64)
 
 
-def _newton(problem, tol, max_iter, callback, direction):
-    """Newton with backtracking, the step from ``direction(problem, P, grad, rel, goal)`` (exact or
-    by conjugate gradients); returns (Z, info for ``result``)."""
-    Z = np.zeros((problem.m + 1, problem.q))
-    G = problem.logits(Z)
-    obj = problem.objective(Z, G)
-    history, scale, status = [], None, "max_iter"
-    for it in range(max_iter + 1):
-        P, R = problem.residual(G)
-        grad = problem.gradient(Z, R)
-        gnorm = float(np.abs(grad).max())
-        check_finite("logistic_newton", it, objective=obj, gradient_norm=gnorm)
-        scale = max(1.0, gnorm) if scale is None else scale
-        if gnorm <= tol * scale:
-            status = "converged"
-            break
-        if it == max_iter:
-            break
-        D, extra = direction(problem, P, grad, gnorm / scale, tol * scale)
-        step = _backtrack(problem, Z, G, obj, grad, D)
-        if step is None:
-            status = "line_search"
-            break
-        Z, G, obj, t = step
-        history.append({"n_iter": it + 1, "objective": obj, "grad_norm": gnorm, "step": t,
-                        **extra})
-        if callback is not None:
-            callback(history[-1])
-    return Z, (len(history), status == "converged", status, gnorm, scale, history)
+class SoftmaxRows(HingeRows):
+    """The per-row state of the multinomial problem: target probabilities ``Y`` (n, k),
+    weights, logits ``f`` and, during an iteration, the probabilities ``R`` at the tested
+    logits and the logits ``U`` of the direction. Its loss part is ``C sum_i s_i CE_i``,
+    reported in the first column (the columns share it); its curvature couples the
+    columns, so the Hessian's blocks (:meth:`pair_gram`) and its products
+    (:meth:`curvature`, on ``curv``: the rows' float32 copy, when the solver made one) are
+    its own members."""
+
+    def __init__(self, Y, s=None, curv=None):
+        super().__init__(Y, s)
+        self.curv = curv
+
+    def every(self, start, stride):
+        return SoftmaxRows(self.Y[start::stride], self.s[start::stride])
+
+    def _residuals(self, Y, f, C):
+        """``(P, V)``: the probabilities at logits f and the loss part of the gradient per
+        row, ``C s (P - Y)``."""
+        P = softmax(f, axis=1)
+        return P, (C * self.s)[:, None] * (P - Y)
+
+    def _active(self):
+        return np.broadcast_to((self.s > 0)[:, None], self.R.shape)
+
+    def counts(self, js):
+        """Every weighted row is active in every column, and none differs."""
+        n = np.full(len(js), np.count_nonzero(self.s > 0))
+        return np.array([n, np.zeros_like(n), n])
+
+    def pair_gram(self, F, a, b, C):
+        """Block (a, b) of the Hessian's loss part, the Gram sum of the rows with weights
+        ``C s P_a (delta_ab - P_b)`` (its lower triangle)."""
+        P, cs = self.R, C * self.s
+        w, sign = (cs * P[:, a] * (1.0 - P[:, a]), 1.0) if a == b else \
+            (cs * P[:, a] * P[:, b], -1.0)
+        return F.add_gram(F.square(F.shape[1] + 1), w, np.arange(F.shape[0]), sign)
+
+    def kron_gram(self, F, C):
+        """``A / k`` of :class:`_KroneckerPreconditioner` (its lower triangle; on ``curv``
+        when there is one: a preconditioner needs no more)."""
+        F, P, k = self.curv or F, self.R, self.R.shape[1]
+        w = C * self.s * (1.0 - np.einsum("ij,ij->i", P, P)) / (k - 1)
+        return F.add_gram(F.square(F.shape[1] + 1), w, np.arange(F.shape[0]))
+
+    def curvature(self, F, D, C):
+        """The Hessian's loss part times D ((m + 1) x k): ``[F 1]^T diag(C s) (P o U -
+        P (P . U))`` with U the logits of D."""
+        F = self.curv or F
+        m, P = F.shape[1], self.R
+        PU = P * (F.margins(D[:m]) + D[m])
+        return F.gradient((C * self.s)[:, None] * (PU - P * PU.sum(axis=1, keepdims=True)))
+
+    def direction(self, F, D, C, keep=((), ())):
+        """The logits of the direction D, and the loss at t = 0 and t = 1 along it."""
+        self.U = F.margins(D[:-1]) + D[-1]
+        return self.values(F, np.array([[0.0], [1.0]]), C)
+
+    def values(self, F, T, C):
+        """The loss part at steps ``T`` (q, 1) along the direction."""
+        return np.array([[self._cross_entropy(self.f + t * self.U, C)] for t in T[:, 0]])
+
+    def _cross_entropy(self, G, C):
+        return (C * self.s) @ (logsumexp(G, axis=1) - np.einsum("ij,ij->i", self.Y, G))
+
+    def advance(self, F, t):
+        self.f, self.U = self.f + t * self.U, None
+        n = np.full(self.f.shape[1], np.count_nonzero(self.s > 0))
+        return np.array([n, n])
+
+    def loss(self, F, C):
+        out = np.zeros(self.f.shape[1])
+        out[0] = self._cross_entropy(self.f, C)
+        return out
 
 
-def _exact_direction(problem, P, grad, rel, goal):
-    """The Newton step from the exact Hessian, by one Cholesky factorization."""
-    return spd_solve(problem.hessian(P), -grad.T.ravel())[0].reshape(problem.q, -1).T, {}
+class Multinomial:
+    """The multinomial cross-entropy as :func:`~sparsekernel.solvers.newton_ovr.newton_ovr`'s
+    loss: k columns coupled, its per-row state :class:`SoftmaxRows`, its Newton direction
+    from the exact block Hessian or by preconditioned conjugate gradients (module
+    docstring)."""
 
+    coupled = True
 
-def _cg_direction(problem, P, grad, rel, goal):
-    """The Newton step by preconditioned CG on Hessian-vector products (no p x p matrix), to
-    the relative residual min(0.5, sqrt(rel)) (rel: the gradient relative to its value at
-    zero): superlinear convergence near the solution without solving early steps more
-    exactly than they are worth. CG also stops once its residual, the gradient the step
-    leaves to first order, is below half the stopping threshold ``goal`` in every entry: the
-    last step need not be solved further than that."""
-    D, n_cg = _pcg(functools.partial(problem.hessian_times, P), -grad,
-                   _KroneckerPreconditioner(problem, P), min(0.5, float(np.sqrt(rel))),
-                   0.5 * goal, _MAX_CG)
-    return D, {"cg_steps": n_cg}
+    def __init__(self, curv=None):
+        self.curv = curv
 
+    @property
+    def state(self):
+        """The constructor ``state(Y, s)`` of :class:`SoftmaxRows` (``UPDATES`` included)."""
+        make = functools.partial(SoftmaxRows, curv=self.curv)
+        make.UPDATES = SoftmaxRows.UPDATES
+        return make
 
-def _backtrack(problem, Z, G, obj, grad, D):
-    """Armijo backtracking from the full Newton step (the solvers' one,
-    :func:`~sparsekernel.solvers._line_search.backtrack`); None when no step decreases
-    Phi."""
-    U = problem.logits(D)  # the logits move linearly along D
-    (t,) = backtrack(lambda T: np.array([problem.objective(Z + T[0] * D, G + T[0] * U)]),
-                     obj, float(np.sum(grad * D)))
-    if t == 0.0:
-        return None
-    Z_new, G_new = Z + t * D, G + t * U
-    return Z_new, G_new, problem.objective(Z_new, G_new), t
+    @staticmethod
+    def direction(P, G, C, rel, goal):
+        """The Newton direction ((m + 1) x k) at gradient G of the rows' state ``P``; ``rel``:
+        the gradient relative to its value at zero, ``goal``: the stopping threshold."""
+        m1, k = G.shape
+        if k * m1 <= _EXACT_MAX:
+            H = P.square(k * m1)
+            for a in range(k):
+                for b in range(a, k):
+                    block = _full(P("pair_gram", a, b, C))
+                    H[a * m1:(a + 1) * m1, b * m1:(b + 1) * m1] = block
+                    H[b * m1:(b + 1) * m1, a * m1:(a + 1) * m1] = block.T
+            D = spd_solve(add_to_diagonal(H, 1.0), -G.T.ravel())[0]
+            return np.asarray(D).reshape(k, m1).T
+        return _pcg(lambda D: D + P("curvature", D, C), -G,
+                    _KroneckerPreconditioner(_full(P("kron_gram", C))),
+                    min(0.5, float(np.sqrt(rel))), 0.5 * goal, _MAX_CG)
 
 
 class _KroneckerPreconditioner:
     """Inverse of I + A (x) B: the Hessian with every row's class curvature replaced by a
     scalar multiple of the uniform one.
 
-    Row i's curvature is cs_i (diag(p_i) - p_i p_i^T) (cs_i p_i (1 - p_i) for the binary
-    problem). Replacing it by cs_i c_i B, with B = I/q - 1 1^T/q^2 its value at uniform
-    probabilities and c_i = (1 - ||p_i||^2) q / (q - 1) matching its trace, gives
-    I + A (x) B with A = [F 1]^T diag(cs c) [F 1]: exact at Z = 0 (and for the binary
-    problem always). B is 0 on the all-ones vector and 1/q on its complement, so on a
-    direction D of shape (m + 1, q) the matrix acts as D + A D B: it leaves the row means of
-    D alone and multiplies the rest by I + A/q. One Cholesky factor of that (m+1)^2 matrix,
-    once per Newton step, inverts it; applying it costs two triangular solves with q columns.
+    Row i's curvature is cs_i (diag(p_i) - p_i p_i^T). Replacing it by cs_i c_i B, with
+    B = I/k - 1 1^T/k^2 its value at uniform probabilities and c_i = (1 - ||p_i||^2) k /
+    (k - 1) matching its trace, gives I + A (x) B with A = [F 1]^T diag(cs c) [F 1]: exact at
+    Z = 0. B is 0 on the all-ones vector and 1/k on its complement, so on a direction D of
+    shape (m + 1, k) the matrix acts as D + A D B: it leaves the row means of D alone and
+    multiplies the rest by I + A/k. One Cholesky factor of that (m+1)^2 matrix, once per
+    Newton step, inverts it; applying it costs two triangular solves with k columns.
     """
 
-    def __init__(self, problem, P):
-        q = problem.q
-        if problem.binary:
-            w, shrink = P[:, 0] * (1.0 - P[:, 0]), 1.0
-        else:
-            w, shrink = (1.0 - np.einsum("ij,ij->i", P, P)) * q / (q - 1), 1.0 / q
-        A = add_to_diagonal(_weighted_gram(problem, problem.cs * w) * shrink, 1.0)
-        self.binary, self.L = problem.binary, spd_cholesky(A)[0]
-
-    def _solve(self, R):
-        return cholesky_solve(self.L, R)
+    def __init__(self, A_over_k):
+        self.L = spd_cholesky(add_to_diagonal(A_over_k, 1.0))[0]
 
     def __call__(self, R):
-        if self.binary:
-            return self._solve(R)
         mean = R.mean(axis=1, keepdims=True)
-        return mean + self._solve(R - mean)
-
-
-def _weighted_gram(problem, w):
-    """[F 1]^T diag(w) [F 1] (float64, both triangles) on the curvature rows (float32 on the
-    CG path: the preconditioner needs no more)."""
-    A = problem.curv.add_gram(problem.curv.square(problem.m + 1), w,
-                              np.arange(problem.curv.shape[0]), 1.0)
-    return symmetric_from_lower(A)
+        return mean + cholesky_solve(self.L, R - mean)
 
 
 def _pcg(hessp, b, precond, rtol, atol_inf, maxiter):
-    """Preconditioned conjugate gradients for H x = b (matrices of shape (m + 1, q)), until
-    ||r||_2 <= rtol ||b||_2 or ||r||_inf <= atol_inf."""
+    """Preconditioned conjugate gradients for H x = b (matrices of shape (m + 1, k)), until
+    ||r||_2 <= rtol ||b||_2 or ||r||_inf <= atol_inf (the residual is the gradient the step
+    leaves to first order: the last step need not be solved further than the stopping
+    threshold)."""
     x = np.zeros_like(b)
     r = b.copy()
     z = precond(r)
     d = z.copy()
     rz = float(np.sum(r * z))
     target = rtol * float(np.sqrt(np.sum(b * b)))
-    for it in range(1, maxiter + 1):
+    for _ in range(maxiter):
         Hd = hessp(d)
         dHd = float(np.sum(d * Hd))
         if dHd <= 0:  # cannot happen for the positive definite H, but stop safely
@@ -362,9 +314,9 @@ def _pcg(hessp, b, precond, rtol, atol_inf, maxiter):
         x += alpha * d
         r -= alpha * Hd
         if float(np.sqrt(np.sum(r * r))) <= target or float(np.abs(r).max()) <= atol_inf:
-            return x, it
+            break
         z = precond(r)
         rz_new = float(np.sum(r * z))
         d = z + (rz_new / rz) * d
         rz = rz_new
-    return x, maxiter
+    return x

@@ -148,10 +148,11 @@ def newton_ovr(F, Y, C=1.0, sample_weight=None, tol=1e-6, max_iter=50, n_threads
     """
     n_threads = planned_threads() if n_threads is None else max(1, int(n_threads))
     rows_state, smooth = _row_state(loss)
+    coupled = loss if getattr(loss, "coupled", False) else None
     state = as_rows(F, n_threads, gather_bytes).state(rows_state, Y, sample_weight)
     try:
-        return _Newton(state, Y.shape[1], C, n_threads, hessian_bytes, smooth).solve(
-            tol, max_iter, callback, warm_start, x0)
+        return _Newton(state, Y.shape[1], C, n_threads, hessian_bytes, smooth,
+                       coupled).solve(tol, max_iter, callback, warm_start, x0)
     finally:
         state.close()
 
@@ -161,6 +162,8 @@ def _row_state(loss):
     (a backtracking line search, no exact end)."""
     if loss is None:
         return HingeRows, False
+    if getattr(loss, "coupled", False):
+        return loss.state, True
     if np.isinf(getattr(loss, "alpha", 1.0)):
         epsilon = getattr(loss, "epsilon", None)
         return (HingeRows if epsilon is None else EpsilonRows.of(epsilon)), False
@@ -466,8 +469,9 @@ class _Newton:
     is the rows' (``P``: a :class:`HingeRows` beside each part of them, reached through
     their provider)."""
 
-    def __init__(self, P, k, C, n_threads, hessian_bytes, smooth=False):
+    def __init__(self, P, k, C, n_threads, hessian_bytes, smooth=False, coupled=None):
         self.P, self.C, self.threads, self.smooth = P, float(C), n_threads, smooth
+        self.coupled = coupled  # a loss whose columns share one system (the multinomial)
         m = P.shape[1]
         self.Z = np.zeros((m + 1, k))
         self.stale = False  # margins updated from float32 products since last exact
@@ -485,11 +489,12 @@ class _Newton:
         self.sums = {}  # problem (or -1: shared) -> (update?, dtype, square) of this pass
         self.gram_dtype = P.dtype  # of the Hessians' products (_solve_system)
         # (a smooth loss changes every row's curvature: its Hessians are summed anew)
-        self.keep_hessians = not smooth and k * 8.0 * (m + 1) ** 2 <= hessian_bytes
+        self.keep_hessians = (not smooth and coupled is None
+                              and k * 8.0 * (m + 1) ** 2 <= hessian_bytes)
         self.hessian_bytes = hessian_bytes
 
     def solve(self, tol, max_iter, callback=None, warm_start=True, x0=None):
-        history = []
+        history, self.tol = [], tol
         with blas_threads(1):
             stride = _warm_stride(*self.P.shape) if warm_start and x0 is None else 0
             if x0 is not None:
@@ -500,7 +505,8 @@ class _Newton:
                 todo = self.check(tol)
                 if not todo.size or it == max_iter:
                     break
-                n_active = self.step(todo, self.directions(todo))
+                D = self._coupled_direction(todo) if self.coupled else self.directions(todo)
+                n_active = self.step(todo, D)
                 history.append({"n_iter": it + 1, "n_unconverged": int(todo.size),
                                 "n_active": n_active})
                 if callback is not None:
@@ -514,7 +520,7 @@ class _Newton:
         sub = self.P.every(stride)
         try:
             solver = _Newton(sub, self.Z.shape[1], self.C * n / sub.shape[0], self.threads,
-                             self.hessian_bytes, self.smooth)
+                             self.hessian_bytes, self.smooth, self.coupled)
             solver.solve(max(tol, 1e-2), max_iter)
         finally:
             sub.close()
@@ -527,8 +533,14 @@ class _Newton:
         self.Z = Z
         grad0 = self.P("refresh", self.Z, False, self.C)
         self.stale = self.P.dtype != np.float64
-        self.scale = np.maximum(1.0, np.abs(grad0).max(axis=0))
+        self.scale = self._scale(np.abs(grad0).max(axis=0))
         self.cold = False
+
+    def _scale(self, gnorm):
+        """The stopping scale ``max(1, ||grad at 0||_inf)`` of each problem (of all the
+        coupled columns together)."""
+        scale = np.maximum(1.0, gnorm)
+        return np.full_like(scale, scale.max()) if self.coupled else scale
 
     def check(self, tol):
         """Gradients of the unconverged problems; returns the indices still to solve.
@@ -571,9 +583,11 @@ class _Newton:
         G = G + self.Z[:, todo]
         gnorm = np.abs(G).max(axis=0)
         if self.scale is None:
-            self.scale = np.maximum(1.0, gnorm)
+            self.scale = self._scale(gnorm)
         self.gnorm[todo] = gnorm
         done = (gnorm <= tol * self.scale[todo]) | self.exact[todo]
+        if self.coupled:  # (one iteration for the columns: they end together)
+            done[:] = done.all()
         if self.warmed:  # a sample's solution is not the whole data's: one full step at least
             done &= self.n_iter[todo] > 0
         return G, done
@@ -588,7 +602,7 @@ class _Newton:
         as planned from the active rows its last step left (:meth:`_plan`): an update of
         its kept Hessian by the rows that changed side, or a rebuild (key j), none for a
         row-space direction."""
-        if not getattr(self.P, "rereads", False):
+        if not getattr(self.P, "rereads", False) or self.coupled:
             return []
         if not self.n_iter[todo].any():
             return [(0, -1, False)] if self.cold and not self.hessians else []
@@ -665,6 +679,15 @@ class _Newton:
         self.keep = (todo.tolist(), [col if j in self.hessians else None
                                      for col, j in enumerate(todo)])
         return D
+
+    def _coupled_direction(self, todo):
+        """The coupled loss's direction (its own system for its columns), from its
+        gradient and how far it is from the stopping threshold (an inexact solve needs
+        no more)."""
+        scale = self.scale[todo]
+        return self.coupled.direction(self.P, self.G, self.C,
+                                      float((self.gnorm[todo] / scale).max()),
+                                      self.tol * float(scale.min()))
 
     def _square(self):
         return self.P.square(self.P.shape[1] + 1, 1.0)
@@ -751,13 +774,16 @@ class _Newton:
         zd, dd = np.einsum("ij,ij->j", self.Z[:, todo], D), np.einsum("ij,ij->j", D, D)
         if self.smooth:
             zz = 0.5 * np.einsum("ij,ij->j", self.Z[:, todo], self.Z[:, todo])
+            slope = np.einsum("ij,ij->j", self.G, D)
+            if self.coupled:  # one line for the columns
+                zz, zd, dd, slope = (np.atleast_1d(a.sum()) for a in (zz, zd, dd, slope))
 
             def objective(T, loss=None):
                 loss = P("values", T[None], self.C)[0] if loss is None else loss
                 return zz + T * zd + 0.5 * T * T * dd + loss
 
-            t = backtrack(objective, zz + start[0], np.einsum("ij,ij->j", self.G, D),
-                          objective(np.ones(len(todo)), start[1]))
+            t = backtrack(objective, zz + start[0], slope, objective(np.ones(len(zz)), start[1]))
+            t = np.broadcast_to(t, (len(todo),)).copy()
             self.stuck[todo] = t == 0.0
         else:
             t = exact_steps(lambda T, Q: P("line", T, Q, self.C), zd, dd, start)

@@ -35,7 +35,7 @@ from ..base import (
 )
 from ..compute import max_threads, namespace_of
 from ..features._nystrom import NystromMapMixin, nystrom_map_spec
-from ..solvers.logistic import logistic_newton, logistic_newton_bytes
+from ..solvers.logistic import logistic_newton_bytes, solve_logistic
 from ..utils import Interval, Options, SolverProgress, constraints
 from ..utils.fitted_spec import CLASSES, INFO, Floats
 from ._memory import Budget
@@ -200,21 +200,22 @@ class KernelLogisticRegression(OneVsRestClassifierMixin, NystromMapMixin, Kernel
         self
         """
         data = fit_input(self, X, y, sample_weight)
-        _, sw, y_enc = data.targets(self)
+        Y, sw, _ = data.targets(self)
         fmap = self._fit_map(data.sample, data.y_basis(self), "cholesky", **data.basis_args)
         m = fmap.n_components
         squares, gather = self._solver_squares(m, self._n_problems)
         with data.rows(self, fmap.transform, m, np.result_type(data.sample.dtype, np.float32),
                        squares, gather) as rows:
-            # (this solver's per-row state is the client's: labels and weights there)
-            self._solve(rows, np.asarray(y_enc), np.asarray(sw))
+            self._solve(rows, Y, sw)
         return data.finish(self)
 
-    def _solve(self, F, y_enc, sw):
-        """The penalized logistic regression on the features (or their provider) F."""
+    def _solve(self, F, Y, sw):
+        """The penalized logistic regression on the features (or their provider) F, for
+        the one-vs-rest targets Y (+-1; one column for two classes), wherever they are."""
         with SolverProgress(self.verbose, 1, type(self).__name__) as progress:
-            res = logistic_newton(F, y_enc, C=self.C, sample_weight=sw, tol=self.tol,
-                                  max_iter=self.max_iter, callback=progress.callback(None))
+            res = solve_logistic(F, Y if Y.shape[1] == 1 else (Y + 1.0) / 2.0, C=self.C,
+                                 sample_weight=sw, tol=self.tol, max_iter=self.max_iter,
+                                 callback=progress.callback(None))
             progress.done()
         report_result(self, res)
         self.coef_, self.intercept_ = res.coef, res.intercept
