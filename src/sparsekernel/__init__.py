@@ -50,8 +50,7 @@ def _lazy_exports(namespace, exports, submodules=()):
         ``{relative module: names it defines}``; a name's module is imported on its first
         access, and the value is then stored in ``namespace`` so later lookups are plain.
     submodules : sequence of str, default=()
-        Submodules reachable as attributes (``package.svm``) without an explicit import, as
-        they were when the package imported everything eagerly.
+        Submodules reachable as attributes (``package.svm``) without an explicit import.
 
     Returns
     -------

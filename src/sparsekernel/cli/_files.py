@@ -1,22 +1,14 @@
 """What the commands read and write: untrusted data files within the memory budget, and
 output files that appear only once complete.
 
-Every command that reads a data file into memory (``train`` unless it streams, ``-v``,
-``-b 1``, ``tune``, ``predict``, ``scale``) holds at most ``--memory-budget`` bytes while
-reading (the text, or the parsed rows and values) and refuses NaN and infinite values,
-naming the line. A feature index costs the per-feature arrays of what consumes it (column
-statistics, transposed sparse indices, dense chunks), so an index beyond what the budget
-allows is refused before anything of that width exists.
+Reading a data file into memory holds at most ``--memory-budget`` bytes (the text, or the
+parsed rows and values), refuses NaN and infinite values, and refuses a feature index whose
+per-feature arrays exceed the budget before anything of that width exists. A data file named
+``-`` is standard input; it and any stream are copied into a temporary file first
+(:func:`input_file`), since the readers read a file more than once.
 
-A data file named ``-`` is standard input. It, and any path that is no regular file (a pipe),
-is copied into a temporary file first (:func:`input_file`): the readers read a file more
-than once. Every data file's text is checked for what Python's parser reads otherwise than
-LIBSVM's tools (:func:`check_text`).
-
-A command writes its output file last: what it prints goes out (flushed) before, and the
-rename of the complete file into place is its commit point. An error or a Ctrl-C up to the
-rename leaves no file (and an older one in place); from the rename on, Ctrl-C is ignored: the
-command has done its work, and the exit status must say so (:func:`committed`).
+A command writes its output file last; the rename of the complete file into place is its
+commit point, after which Ctrl-C is ignored (:func:`committed`).
 """
 
 from __future__ import annotations
@@ -100,12 +92,10 @@ class _CheckedChunks:
 def read_chunks(path, chunk_size, n_features, dtype, budget):
     """Dense ``(X, y)`` chunks of ``path``, each within ``budget``, and the file's labels.
 
-    A first pass reads the file once, sparse and a chunk at a time, for its largest feature
-    index (the chunks' width, unless ``n_features`` is given: a later chunk may use an index
-    the first did not) and its distinct labels (a classifier's classes, which the first
-    chunk need not all hold); it also finds a malformed line before any chunk is fitted.
-    Each dense chunk takes ``chunk_size`` values per feature, on top of the per-feature
-    arrays of :func:`read_data`; the text of one chunk is capped at ``budget`` as well.
+    A first pass reads the file for its largest feature index (the chunks' width, unless
+    ``n_features`` is given) and its distinct labels, and finds a malformed line before any
+    chunk is fitted. Each dense chunk takes ``chunk_size`` values per feature, on top of
+    the per-feature arrays of :func:`read_data`.
 
     Returns
     -------
@@ -181,10 +171,8 @@ _BARE_CR = re.compile(rb"\r(?!\n)")
 def input_file(name, limit=None):
     """Yield a path from which the readers can read the data file ``name``, checked.
 
-    ``-`` (standard input) and a path that is no regular file (``/dev/stdin``, a named pipe)
-    can be read only once, and the readers read a file again (a streamed model on every
-    pass, an error to find its line): they are copied into a temporary file first, at most
-    ``limit`` bytes of them (what the reader refuses beyond), and removed at the end of the
+    ``-`` (standard input) and a stream (a named pipe) can be read only once: they are
+    copied into a temporary file first (at most ``limit`` bytes), removed at the end of the
     block; errors raised in the block name ``name``, not the copy.
 
     Parameters
@@ -461,12 +449,10 @@ def output_file(path):
     """Yield a temporary path to write ``path``'s content to; it becomes ``path`` only when
     the block completes, so a failure or a Ctrl-C leaves nothing behind.
 
-    A regular file (or a new one) is replaced by a rename (a symbolic link is followed, and
-    stays a link). A path that exists and is not a regular file (``/dev/null``, ``/dev/full``,
-    a named pipe) is written in place, as LIBSVM's tools write it, never replaced. The
-    rename (or the copy in place) is the command's commit, after which Ctrl-C is ignored
-    (:func:`committed`): a command writes its output file last, once everything it prints
-    is out.
+    A regular file (or a new one) is replaced by a rename (a symbolic link is followed). A
+    path that exists and is not a regular file (``/dev/null``, a named pipe) is written in
+    place, never replaced. The rename (or the copy) is the command's commit, after which
+    Ctrl-C is ignored (:func:`committed`).
 
     Raises
     ------

@@ -1,10 +1,8 @@
 """Probability estimates for ``-b 1``: Platt's sigmoid on cross-validated decision values.
 
 LIBSVM fits the sigmoid P(y = 1 | f) = 1 / (1 + exp(A f + B)) on decision values that an
-internal 5-fold cross-validation predicts, and keeps the model trained on all rows. That is
-``CalibratedClassifierCV(model, cv=5, method='sigmoid', ensemble=False)``, which the model
-file stores as it is (a composite, as the library stores any calibrated model): its
-``predict_proba`` normalizes the one-vs-rest sigmoids as scikit-learn does.
+internal 5-fold cross-validation predicts, and keeps the model trained on all rows: that is
+``CalibratedClassifierCV(model, cv=5, method='sigmoid', ensemble=False)``.
 """
 
 from __future__ import annotations

@@ -2,13 +2,9 @@
 
 As svm-scale: each feature is mapped linearly from its [min, max] over the file (implicit
 zeros included) to [lower, upper]; a feature with min == max is dropped; only nonzero
-results are written, so a sparse file stays sparse when 0 maps to 0 (e.g. ``-l 0`` on
-non-negative features). The range file is svm-scale's ('x', 'lower upper', then 'index min
-max' lines; a leading 'y' section with -y), so it round-trips with LIBSVM's own files.
-
+results are written. The range file is svm-scale's, so it round-trips with LIBSVM's own.
 Unlike svm-scale, NaN and infinite values (in the data or a range file) are refused with the
-line, as ``train`` refuses them: they would turn whole columns into NaN. A range file saved
-with -s appears only once the scaled data are written.
+line, as ``train`` refuses them.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """SVMlight / LIBSVM text files, plain or compressed (.gz, .bz2, .xz).
 
-Feature indices are one-based, as LIBSVM writes them, unless ``zero_based=True``: a file
-whose rows mix conventions would otherwise be shifted silently (one stray ``0:`` made
-scikit-learn's ``'auto'`` read every row zero-based). ``'auto'`` switches to zero-based only
-when an index 0 occurs, with a warning naming the file and line. Every parse error names the
-file and line.
-
-Files are untrusted: ``finite=True`` refuses NaN and infinite values (``1e400`` reads as inf),
-and ``max_bytes`` / ``max_features`` bound what reading may hold (the text and parsed values,
-and the width that per-feature arrays of the consumer will take) before it is allocated. A
-NUL byte is always an error (a file of zeros would otherwise be one line of its whole size).
+Feature indices are one-based, as LIBSVM writes them, unless ``zero_based=True``;
+``'auto'`` switches to zero-based only when an index 0 occurs, with a warning naming the file
+and line. Every parse error names the file and line. Files are untrusted: ``finite=True``
+refuses NaN and infinite values, ``max_bytes`` / ``max_features`` bound what reading may hold
+before it is allocated, and a NUL byte is always an error.
 """
 
 from __future__ import annotations
@@ -398,13 +393,10 @@ def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based=Fal
         as ``1e400``, reads as inf): a ValueError names the file and line.
     max_features : int or None, default=None
         Cap on the number of columns: a file naming a larger feature index (or a larger
-        ``n_features``) raises a ``ValueError`` naming the file and line, before anything
-        of that width is allocated (the parsed matrix is sparse, so only its consumers'
-        per-feature arrays would be). ``None``: no cap.
+        ``n_features``) raises a ``ValueError`` naming the file and line. ``None``: no cap.
     max_bytes : int or None, default=None
         Cap on what reading one file holds: its (decompressed) text, or the parsed rows and
-        values (16 bytes each), whichever is more; reading stops with a ``ValueError`` once
-        a file needs more. ``None``: no cap. (A NUL byte, which no text file holds, is an
+        values (16 bytes each), whichever is more. ``None``: no cap. (A NUL byte is an
         error either way.)
 
     Returns
@@ -418,12 +410,10 @@ def load_svmlight_paths(paths, n_features=None, dtype=np.float64, zero_based=Fal
     FileNotFoundError
         A file does not exist (the message names it).
     ValueError
-        A file is malformed, uses index 0 in one-based mode, or uses a feature index beyond
-        ``n_features`` (a ``FeatureIndexError``, with the index and the line as attributes):
-        the message names the file and the line. The same for a non-finite value with
-        ``finite=True``; beyond ``max_features`` or ``max_bytes`` it is a
-        ``ReadLimitError`` (a ValueError with the limit, the index and the line as
-        attributes).
+        A file is malformed, uses index 0 in one-based mode, holds a non-finite value with
+        ``finite=True``, or uses a feature index beyond ``n_features`` (a
+        ``FeatureIndexError``) or ``max_features`` (a ``ReadLimitError``, as is a file beyond
+        ``max_bytes``); the message names the file and the line.
 
     Examples
     --------
@@ -539,24 +529,21 @@ class SvmlightChunks:
         Lines (rows) per chunk, at least 1.
     n_features : int or None, default=None
         Number of columns. ``None`` takes the largest index of the first chunk; a later
-        chunk with a larger index then raises a ValueError naming its line (pass
-        ``n_features`` for files whose first rows do not use every feature: :meth:`scan`
+        chunk with a larger index then raises a ValueError naming its line (:meth:`scan`
         finds the file's largest index in one pass).
     dtype : numpy dtype, default=np.float64
-        Dtype of ``X`` (float32 halves the memory and time of what consumes it).
+        Dtype of ``X``.
     zero_based : bool or "auto", default=False
         Whether feature indices start at 0; False (LIBSVM's convention) makes an index 0 an
-        error naming its line. "auto" decides on the first chunk: zero-based, with a
-        warning naming the line, if index 0 occurs there, else one-based for every chunk
-        (a later index 0 is then an error).
+        error naming its line. "auto" decides on the first chunk (with a warning if
+        zero-based).
     dense : bool, default=True
         Yield dense C-contiguous arrays (else CSR matrices).
     finite : bool, default=False
         Refuse NaN and infinite values and labels (the error names the line).
     max_features : int or None, default=None
-        Cap on the number of columns, checked on each chunk before it is made dense (a dense
-        chunk takes ``chunk_size * n_features`` values): an index beyond it is a ValueError
-        naming the line. ``None``: no cap.
+        Cap on the number of columns, checked on each chunk before it is made dense.
+        ``None``: no cap.
     max_bytes : int or None, default=None
         Cap on what reading one chunk of lines holds (as in :func:`load_svmlight_paths`).
         ``None``: no cap.
@@ -608,12 +595,9 @@ class SvmlightChunks:
     def scan(self):
         """Read the file once, a chunk at a time, for its width and its labels.
 
-        A consumer that must know them before the first chunk (the number of columns when
-        ``n_features`` is None, every class of a classifier) calls this first. Each chunk is
-        parsed and checked as iteration does (malformed lines, ``finite``,
-        ``max_features``, ``max_bytes``), so a bad line anywhere in the file is reported
-        before any chunk is consumed, but stays sparse: the pass holds one chunk of parsed
-        rows and the distinct labels.
+        For a consumer that must know them before the first chunk. Each chunk is parsed and
+        checked as iteration does, so a bad line anywhere in the file is reported before any
+        chunk is consumed; the pass holds one sparse chunk and the distinct labels.
 
         Returns
         -------

@@ -18,7 +18,7 @@ from ._base import ReducedKernelBase, check_full_kernel, joint_kernel_moments
 
 __all__ = ["ReducedKernelCCA"]
 
-#: Default relative ridge; see the class docstring for why it is not ~0 as in KSIR.
+#: Default relative ridge (the class docstring says why it is not ~0 as in KSIR).
 DEFAULT_RIDGE = 1e-3
 
 
@@ -37,23 +37,18 @@ class ReducedKernelCCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         max  a^T S12 b   subject to  a^T (S11 + eta1 I) a = b^T (S22 + eta2 I) b = 1,
 
     by Cholesky whitening and an SVD: ``L1^{-1} S12 L2^{-T} = U diag(rho) V^T``,
-    ``a = L1^{-T} U``, ``b = L2^{-T} V`` (the review's eq. (48) in symmetric form; Huang, Lee
-    & Hsiao's reduced KCCA). The canonical correlations
-    ``rho`` lie in [0, 1].
+    ``a = L1^{-T} U``, ``b = L2^{-T} V``. The canonical correlations ``rho`` lie in [0, 1].
 
-    The ridge is relative: ``eta = ridge * trace(S) / m`` per view. Without it (``ridge=0``)
-    the correlations reach 1 trivially once ``m_x + m_y`` approaches n, and even well below
-    that they are inflated by fitting noise; the default 1e-3 keeps them strictly below 1
-    and close to their held-out values for bases of a few hundred points (see
-    benchmarks/bench_decomposition.py). With a linear kernel, ``basis=(Ix, Iy)`` (identity
-    matrices) and ``ridge=0`` this is textbook linear CCA.
+    The ridge is relative: ``eta = ridge * trace(S) / m`` per view. Without it the
+    correlations are inflated by fitting noise (and reach 1 once ``m_x + m_y`` approaches
+    n); the default keeps them below 1 and close to their held-out values. With a linear
+    kernel, ``basis=(Ix, Iy)`` (identity matrices) and ``ridge=0`` this is linear CCA.
 
     ``fit(X, y)`` and ``transform(X, y)`` follow scikit-learn's ``CCA``: ``y`` is the second
-    view (a 1-D y is one feature; the kernel parameters serve both views, and 'scale'
-    resolves gamma on each view), and ``transform`` returns ``(x_scores, y_scores)`` when
-    ``y`` is given, ``x_scores`` otherwise. Unlike ``CCA``, ``fit_transform(X, y)`` returns
-    ``x_scores`` only, so that the estimator works as a Pipeline step (a pipeline passes the
-    target as ``y``); call ``transform(X, y)`` for both variates.
+    view (a 1-D y is one feature; the kernel parameters serve both views), and ``transform``
+    returns ``(x_scores, y_scores)`` when ``y`` is given, ``x_scores`` otherwise. Unlike
+    ``CCA``, ``fit_transform(X, y)`` returns ``x_scores`` only, so that the estimator works
+    as a Pipeline step.
 
     Parameters
     ----------

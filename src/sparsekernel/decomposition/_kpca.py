@@ -32,18 +32,14 @@ class ReducedKernelPCA(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
     in the eigenproblem solved on it:
 
     - ``method='nystrom'`` (default): linear PCA of the Nystrom features
-      ``phi(x) = K(x, Z) U Lambda^(-1/2)`` with ``K(Z, Z) = U Lambda U^T`` (the map of
-      :class:`~sparsekernel.NystromFeatures`, eigenvalues at or below ``10 * eps`` of X's
-      dtype times the largest dropped), i.e. the eigenproblem of
-      ``T^T Sigma T`` with ``T = U Lambda^(-1/2)``. Since ``phi(x)^T phi(x')`` is the Nystrom
-      approximation of k(x, x'), this is kernel PCA on the approximated kernel: with Z = X
-      (``n_basis=None``) it *equals* scikit-learn's ``KernelPCA`` (same kernel, up to the
-      sign of each component), and it converges to it as m grows.
+      ``phi(x) = K(x, Z) T`` with ``T = U Lambda^(-1/2)`` (the map of
+      :class:`~sparsekernel.NystromFeatures`), the eigenproblem of ``T^T Sigma T``: kernel
+      PCA on the Nystrom approximation of k, equal to scikit-learn's ``KernelPCA`` at Z = X
+      (``n_basis=None``, up to the sign of each component).
     - ``method='reduced'``: the reduced KPCA of the review's eqs. (36)-(37),
-      ``Sigma alpha = lambda alpha`` with the m kernel columns used as plain features. This is
-      PCA of the empirical kernel map, i.e. kernel PCA with the kernel
-      ``sum_j k(x, z_j) k(z_j, x')``, not with k itself: its components differ from KernelPCA
-      even at Z = X, so it is kept for fidelity to the paper.
+      ``Sigma alpha = lambda alpha`` on the m kernel columns as plain features, i.e. kernel
+      PCA with the kernel ``sum_j k(x, z_j) k(z_j, x')``; it differs from KernelPCA even at
+      Z = X.
 
     Parameters
     ----------

@@ -46,16 +46,12 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
 
     with ``Sigma_K`` the covariance of K(x_i, Z) and ``Sigma_b = W W^T`` the between-slice
     covariance, ``W_j = sqrt(n_j / n) (mean of slice j - overall mean)`` (weighted by
-    ``sample_weight``). Because W has J columns the problem is solved through its J x J form
-    (whitening of ``Sigma_K + eps I`` then an SVD of the whitened W), as the authors'
-    toolbox does. Slices are the classes for classification and ``n_slices`` groups of sorted
-    response for regression; the basis selection receives them as labels (random basis rows
-    are stratified by slice). At most J - 1 directions are informative; ``lambda`` in [0, 1]
-    is the share of a direction's variance explained by the slices.
-
-    Use it as the first step of a pipeline, e.g.
-    ``make_pipeline(ReducedKernelSIR(), SmoothSVC(kernel='linear'))``, which is how the
-    authors classify with KSIR.
+    ``sample_weight``), solved through its J x J form. Slices are the classes for
+    classification and ``n_slices`` groups of sorted response for regression (random basis
+    rows are stratified by slice). At most J - 1 directions are informative; ``lambda`` in
+    [0, 1] is the share of a direction's variance explained by the slices. To classify, use
+    it as a pipeline's first step, e.g.
+    ``make_pipeline(ReducedKernelSIR(), SmoothSVC(kernel='linear'))``.
 
     Parameters
     ----------
@@ -69,10 +65,8 @@ class ReducedKernelSIR(ClassNamePrefixFeaturesOutMixin, ReducedKernelBase):
         when scikit-learn's ``type_of_target(y)`` is 'binary' or 'multiclass' (integer or
         string labels), response otherwise.
     ridge : float, default=1e-8
-        Relative ridge: ``eps = ridge * trace(Sigma_K) / m`` is added to the covariance. The
-        toolbox uses machine epsilon, i.e. no ridge; a numerically singular covariance is in
-        any case handled by a pseudo-inverse on its numerical range (the rank tolerance
-        :data:`sparsekernel.solvers.eigen.RANK_RTOL`). 0 gives plain SIR.
+        Relative ridge: ``eps = ridge * trace(Sigma_K) / m`` is added to the covariance; 0
+        gives plain SIR (a singular covariance is then inverted on its numerical range).
     {kernel}
     {gamma}
     {degree}

@@ -1,27 +1,16 @@
 """Nystrom features K(X, Z) M: the LLSVM empirical kernel map (identity: NystromFeatures).
 
 Eigen whitening (``method='eigh'``): M = U Lambda^(-1/2) with K(Z, Z) = U Lambda U^T.
-Eigenvalues at or below ``rcond * lambda_max`` are dropped rather than inverted. For a positive
-semi-definite kernel that is exact, not an approximation: a direction u with K(Z, Z) u = 0 has
-||sum_j u_j phi(z_j)|| = 0, so K(x, Z) u = 0 for every x and the direction carries nothing.
-Duplicate landmarks therefore cost one feature each and never produce infinities; negative
-eigenvalues of an indefinite kernel (sigmoid) are dropped as well. The default ``rcond`` is
-``10 * eps`` of the feature dtype (2.2e-15 for float64, 1.2e-6 for float32), because rounding
-errors of size eps in K(x, Z) are amplified by lambda^(-1/2) in the features: float32 features
-cannot resolve smaller eigenvalues (a floor of m * eps32 instead dropped useful components
-and raised the error).
+Eigenvalues at or below ``rcond * lambda_max`` are dropped rather than inverted, which is exact
+for a positive semi-definite kernel (such a direction u has K(x, Z) u = 0 for every x): duplicate
+landmarks cost one feature each and never produce infinities. The default ``rcond`` is
+``10 * eps`` of the feature dtype, since M amplifies the rounding of K(x, Z) by lambda^(-1/2).
 
-Cholesky whitening (``method='cholesky'``, LowRankSVC's default). A pivoted Cholesky
-factorization P^T K(Z, Z) P = L L^T (LAPACK ``pstrf``) stops when the largest remaining pivot
-(the variance of a landmark not explained by those already chosen) is at or below the floor
-times an upper bound of lambda_max (the largest absolute row sum). The r landmarks chosen
-before that, Z_r, give F = K(X, Z_r) L_r^(-T): the Nystrom approximation on the numerically
-independent landmarks, within the floor of the eigen map's (the others are in their span to
-that accuracy). Duplicates and near-duplicates are dropped, so r <= m (typically as many as
-the components the eigen map keeps), and a linear model with the rotation-invariant penalty
-||beta||^2 sees the same features up to a rotation. The map is a product with the triangular
-M = L_r^(-T) on r landmarks: half the flops of the dense product with U Lambda^(-1/2) on all
-m, and no eigendecomposition.
+Cholesky whitening (``method='cholesky'``, LowRankSVC's default): a pivoted Cholesky
+factorization P^T K(Z, Z) P = L L^T stops when the largest remaining pivot is at or below the
+floor times an upper bound of lambda_max (the largest absolute row sum). The r landmarks chosen,
+Z_r, give F = K(X, Z_r) L_r^(-T): the same features up to a rotation and the floor, by a
+triangular product on r <= m landmarks and without an eigendecomposition.
 """
 
 from __future__ import annotations
@@ -101,12 +90,9 @@ class NystromMap:
         """F = K(X, Z) M in row blocks of the kernel's memory budget, stored in
         ``self.dtype`` when set, else float32 for float32 X.
 
-        K(X, Z) and its product with M are computed in float64 whatever the storage
-        (:ref:`precision`): M resolves eigenvalues of K(Z, Z) down to the float64 floor and
-        amplifies the rounding of K by up to lambda^(-1/2), so float32 kernel values would
-        bury the small directions in noise. Float32 features are rounded once at the end,
-        but for their leading columns (:meth:`float32_columns`), computed in float32. Peak
-        extra memory is one float64 kernel block (block_rows x m) besides ``out``.
+        K(X, Z) M is computed in float64 whatever the storage (:ref:`precision`), since M
+        amplifies the rounding of K by up to lambda^(-1/2); only the leading columns that
+        float32 resolves (:meth:`float32_columns`) are computed in float32.
         """
         backend = backend_of(X)
         if not backend.is_numpy:  # on X's device: its widest float, one dense product a block
@@ -115,8 +101,6 @@ class NystromMap:
             return xp_apply(self.kernel, X, backend.asarray(self.Z, dtype=wide),
                             xp.triu(M) if self.triangular else M, backend, wide,
                             out_dtype=xp.float32 if self.dtype == np.float32 else X.dtype)
-        # On the host: the kernel's row blocks on the planned threads, float32 columns where
-        # float32 resolves them, triangular products by panels.
         Z = self.Z.astype(np.float64, copy=False)  # K in float64, even for float32 X
         if out is None:
             out = np.empty((X.shape[0], self.n_components),
@@ -168,16 +152,10 @@ class NystromMap:
         return out
 
     def float32_columns(self):
-        """How many leading feature columns float32 kernel values and products compute to
-        float32 accuracy: those whose direction's eigenvalue (the pivot, for Cholesky
-        whitening) is above float32's eigenvalue floor times the largest
-        (:func:`~sparsekernel.utils.eigenvalue_floor`).
-
-        M amplifies the rounding of K(x, Z) in column j by about lambda_j^(-1/2), so a
-        float32 product is as good as a float64 one rounded to float32 only where lambda_j
-        is large; the columns are ordered by decreasing lambda_j (eigenvalues, or the
-        pivots of the pivoted Cholesky factor), so those are a leading block.
-        """
+        """How many leading feature columns float32 computes to float32 accuracy: those
+        whose eigenvalue (or Cholesky pivot) is above float32's eigenvalue floor times the
+        largest (:func:`~sparsekernel.utils.eigenvalue_floor`); columns are in decreasing
+        order of it."""
         M = np.asarray(self.normalization)
         scale = np.abs(np.diagonal(M)) if self.triangular else np.linalg.norm(M, axis=0)
         relative = (scale[0] / scale) ** 2  # lambda_j / lambda_0: scale_j = lambda_j^(-1/2)
@@ -191,13 +169,9 @@ _PANEL = 128
 def upper_product(B, M):
     """``B <- B M`` in place for an upper-triangular M, by NumPy products on column panels.
 
-    Panel j of the result needs only the columns of B up to the panel's end, so the panels
-    are computed right to left, each written over columns no later panel reads. The flops
-    are (p + 1) / (2 p) of a dense product's for p panels (near a triangular multiply's
-    half for many panels). Why not BLAS ``trmm``: SciPy's wrapper holds the GIL, so the
-    blocks that the library's threads compute side by side would run one at a time.
-    ``_PANEL`` columns is an empirically fast width, between one dense product (a single
-    panel, twice the flops) and many thin products.
+    Panels are computed right to left, each written over columns no later panel reads.
+    Not BLAS ``trmm``: SciPy's wrapper holds the GIL, which would serialize the blocks the
+    library's threads compute side by side.
     """
     m = M.shape[0]
     for start in range(((m - 1) // _PANEL) * _PANEL, -1, -_PANEL):
@@ -209,7 +183,7 @@ def upper_product(B, M):
 def nystrom_map_bytes(m):
     """Peak memory of :func:`nystrom_map` on m landmarks (float64 K(Z, Z), its symmetrized
     copy, the factor or eigenvectors with LAPACK's workspace, and M): six m x m arrays, the
-    last of which (M) the fitted model keeps. Measured: 4.0 (eigh) and 5.1 (cholesky)."""
+    last of which (M) the fitted model keeps."""
     return 6 * 8.0 * m * m
 
 
@@ -238,11 +212,8 @@ def nystrom_map(kernel, Z, rcond="auto", method="eigh"):
     backend = backend_of(Z)
     xp, wide = backend.xp, backend.widest_float()
     K = _landmark_gram(kernel, Z, backend)
-    # In float64 whatever the features' precision: a float32 eigensolver's eigenvalues are
-    # off by eps32 * lambda_max, a tenth of the smallest kept one (the floor), and its
-    # eigenvectors of close eigenvalues differ between LAPACK builds and devices, so float32
-    # maps would differ between NumPy and a device well beyond float32 rounding of the
-    # features.
+    # In float64 whatever the features' precision: float32 eigenpairs are too inexact at
+    # the floor and differ between LAPACK builds and devices.
     floor = eigenvalue_floor(np.float32 if wide == xp.float32 else np.float64, rcond)
     if method == "cholesky":
         return _cholesky_map(kernel, Z, K, floor, backend)
@@ -378,11 +349,9 @@ class NystromMapMixin:
 
     def _expansion_coef(self):
         """mu = M coef^T (m x n_outputs) of a linear model on the features: prediction
-        evaluates the reduced kernel model K(X, Z) mu + b, never the features (the LLSVM
-        paper's mu = U Lambda^(-1/2) beta). Formed once at the end of each fit
-        (:meth:`_after_fit`) and reused while ``normalization_`` is the same array and
-        ``coef_`` holds the same values: the m-square product would otherwise be a sizeable
-        share of every prediction, and nearly all of predicting one row."""
+        evaluates the reduced kernel model K(X, Z) mu + b, never the features. Formed at the
+        end of each fit (:meth:`_after_fit`) and reused while ``normalization_`` and
+        ``coef_`` are unchanged."""
         coef = self.coef_
         if not isinstance(coef, np.ndarray):  # on an array-API namespace: no cache
             xp = namespace_of(coef)
@@ -419,13 +388,9 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Nystrom
     ||beta||^2 is the reduced kernel model with the RKHS penalty mu^T K(Z, Z) mu
     (beta = Lambda^(1/2) U^T mu; Zhang et al. 2012, Proposition 2). The landmarks are
     k-means centres by default, the LLSVM choice. Eigenvalues of K(Z, Z) at or below
-    ``rcond`` times the largest are dropped rather than inverted (exact for a positive
-    semi-definite kernel: such a direction carries nothing), so duplicate landmarks cost a
-    feature each and never give infinities, and r = ``n_components_`` <= m.
-
-    The output columns are named ``nystromfeatures0``, ``nystromfeatures1``, ... by
-    ``get_feature_names_out`` (as scikit-learn's ``Nystroem``), so ``set_output`` works
-    (``transform='pandas'`` gives a DataFrame with those columns).
+    ``rcond`` times the largest are dropped rather than inverted, so duplicate landmarks
+    never give infinities, and r = ``n_components_`` <= m. Output columns are named
+    ``nystromfeatures0``, ``nystromfeatures1``, ... (as scikit-learn's ``Nystroem``).
 
     Parameters
     ----------

@@ -68,9 +68,7 @@ class ReducedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KernelE
     """Map X to the reduced kernel features K(X, Z) on m basis points Z.
 
     ``basis='systematic'`` needs labels, which a transformer never sees. The m output
-    columns are named ``reducedfeatures0``, ``reducedfeatures1``, ... by
-    ``get_feature_names_out``, so ``set_output`` works (``transform='pandas'`` gives a
-    DataFrame with those columns).
+    columns are named ``reducedfeatures0``, ``reducedfeatures1``, ...
 
     Parameters
     ----------

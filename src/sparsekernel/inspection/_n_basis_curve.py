@@ -113,8 +113,7 @@ def n_basis_curve(estimator, X, y, n_basis=(0.02, 0.05, 0.1, 0.2, 0.5), *, X_tes
     Notes
     -----
     One untimed fit at the smallest ``n_basis`` comes first, so that one-time costs
-    (numba's compilation of a solver, first imports) are not timed with the first point.
-    Fits run one after the other: the times compare basis sizes on this machine.
+    (compilation, first imports) are not timed with the first point.
     """
     values = _check_n_basis_values(n_basis)
     if (X_test is None) != (y_test is None):
@@ -130,8 +129,6 @@ def n_basis_curve(estimator, X, y, n_basis=(0.02, 0.05, 0.1, 0.2, 0.5), *, X_tes
     X, y = indexable(X, y)
     splits = None if X_test is not None else list(
         check_cv(cv, y, classifier=is_classifier(base)).split(X, y))
-    # Untimed: one-time costs (numba compilation, first imports) would land on the first
-    # point and make the smallest basis look slow.
     _holdout(clone(base).set_params(**{key: min(values)}), X, y, X, y, scorer)
     errors, times = [], []
     for m in values:

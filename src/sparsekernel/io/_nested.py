@@ -1,36 +1,15 @@
 """Composite models (pipelines, calibrated classifiers, ...) in the ``"skops"`` container.
 
-Why skops, not our own layout
------------------------------
-A ``Pipeline`` of scikit-learn steps cannot be rebuilt from parameters and public fitted
-attributes: ``ColumnTransformer`` (``_columns``, ``_remainder``), ``OneHotEncoder``
-(``_n_features_outs``, ...), ``SimpleImputer`` (``_fit_dtype``) and ``SVC`` (``_dual_coef_``,
-``_n_support``, ...) predict from private state, so an extension of our format would have
-to store (and validate) every private attribute of every allowed class, which is what skops,
-the maintained no-pickle format for scikit-learn objects, already does. We therefore wrap
-skops and keep our own checks around it (our layout extended with allow-listed scikit-learn
-classes rebuilt from public state fails at once: ``OneHotEncoder``, ``SimpleImputer`` and
-``SVC`` raise AttributeError on a private attribute once so rebuilt).
-
-Around :func:`skops.io.load`: the zip directory and sizes (shared with the native layout)
-before anything is decompressed, the arrays inside ``.npz`` members counted against the
-same ``max_bytes``; ``schema.json`` under the same JSON caps as ``metadata.json``; every
-node of the schema against the node kinds skops writes for the allowed types (an array
-only from an ``.npy`` member, an estimator only as an ``ObjectNode``, ...), stricter than
-skops' own defaults; every ``.npy`` header (and those inside ``.npz`` members, which must
-hold a CSR matrix) against its member's size before skops reads it; any exception skops
-raises becomes ModelFormatError. The loaded object is then walked: only allowed types,
-arrays of allowed dtypes, float arrays finite (except where honest models hold NaN or
-infinite values), CSR matrices consistent; every scikit-learn object checked structurally
-(:mod:`._sklearn_checks`) and every sparsekernel estimator as the native layout checks it
-(its parameters and public fitted attributes, nothing else), innermost first and before any
-of their methods runs; and the whole model evaluated on a probe row.
+Scikit-learn objects predict from private state (``SVC``'s ``_dual_coef_``,
+``OneHotEncoder``'s ``_n_features_outs``, ...), which parameters and public fitted attributes
+cannot rebuild; skops, the maintained no-pickle format for scikit-learn objects, stores it.
+We wrap skops with the checks listed under "Safety" in :mod:`sparsekernel.io`, before skops
+reads anything and on the loaded object.
 
 Both containers hold the same sparsekernel estimators: :func:`stored_form` writes each as
-the native layout does, its parameters (transient ones at their defaults) and public
-fitted attributes, never its private state (caches, a stream's running sums, helper
-objects), which the file format cannot express and a file must not inject. :func:`save`
-runs the same walk and checks on that form of the model, so a file it writes loads.
+the native layout does (parameters, transient ones at their defaults, and public fitted
+attributes; never private state). ``save`` runs the same checks on that form of the model,
+so a file it writes loads.
 """
 
 from __future__ import annotations

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 __all__ = ["CACHE_BLOCK_BYTES", "iter_row_slices", "plan_block_rows"]
 
-#: Target size of one block's output. Element-wise passes (norms, exp) over a block this size
-#: stay in cache and reuse freed heap memory; much larger blocks are slower (page faults on
-#: every fresh allocation, memory-bound passes).
+#: Target size of one block's output: element-wise passes over a block this size stay in
+#: cache and reuse freed heap memory.
 CACHE_BLOCK_BYTES = 8 * 2**20
 
 

@@ -100,8 +100,7 @@ def rbf_kernel(X, Z, gamma, Z_sq_norms=None, out=None, dtype=None):
     dtype : numpy dtype, optional
         Precision of the result (default the working dtype). float32 from float64 inputs
         keeps the squared distances in float64 (their expansion cancels) and takes only the
-        exponential in float32: the exponential is most of the work, and NumPy vectorizes it
-        for float32 only on AVX2 machines.
+        exponential in float32.
     """
     work = working_dtype(X, Z)
     dtype = np.dtype(dtype or work)

@@ -27,17 +27,9 @@ UNIT_DIAGONAL = ("rbf", "laplacian")
 
 
 #: Ratio of the largest to the smallest column scale above which ``gamma='scale'`` warns
-#: (:class:`FeatureScaleWarning`). A column's scale is its standard deviation s divided by
-#: sqrt(1 - z^2), z its share of zeros (:func:`_column_scales`): the typical difference
-#: between two rows where the column differs, which a column's units multiply and its
-#: sparsity does not change. A rare 0/1 column thus has the scale of a common one (about
-#: 0.6), and a mostly-zero pixel the spread of its lit values, though their standard
-#: deviations are tiny; standardizing such columns would blow them up. ``gamma='scale'``
-#: weighs a column in the squared distance by its scale squared, so at a ratio of 300 the
-#: narrowest column weighs about 1e-5 of the widest one because of its units, where the
-#: model cannot see it. Data in one unit stay far below the ratio (Fashion-MNIST's and
-#: MNIST's pixels, binary features: up to about 60), a column in units 1000 times
-#: another's is above it.
+#: (:class:`FeatureScaleWarning`). A column's scale (:func:`_column_scales`) is multiplied by
+#: its units but not changed by its sparsity; at this ratio the narrowest column weighs about
+#: 1e-5 of the widest in the squared distance. Data in one unit stay well below it.
 FEATURE_SCALE_RATIO = 300.0
 
 
@@ -45,9 +37,8 @@ class FeatureScaleWarning(UserWarning):
     """``gamma='scale'`` met features whose scales differ by orders of magnitude.
 
     ``gamma='scale'`` sets one width from the variance of all of X, so the kernel distance
-    is dominated by the widest columns and hardly sees the narrowest ones (column scales,
-    standard deviations over sqrt(1 - z^2) for a share z of zeros, more than
-    :data:`FEATURE_SCALE_RATIO` times apart: units, not sparsity). Standardize the
+    is dominated by the widest columns and hardly sees the narrowest ones (column scales
+    more than :data:`FEATURE_SCALE_RATIO` times apart). Standardize the
     features (``sklearn.preprocessing.StandardScaler`` in a pipeline) or pass a numeric
     gamma; silence it with ``warnings.filterwarnings("ignore",
     category=FeatureScaleWarning)`` when the scales are intended.
@@ -140,9 +131,8 @@ def resolve_gamma(gamma, X):
 
     ``'scale'`` is ``1 / (n_features * X.var())`` and ``'auto'`` is ``1 / n_features``, exactly
     as in scikit-learn's SVC; a zero variance falls back to 1.0 as there. ``'scale'`` warns
-    (:class:`FeatureScaleWarning`) when the columns' scales (standard deviations over
-    sqrt(1 - z^2), z a column's share of zeros) differ by more than
-    :data:`FEATURE_SCALE_RATIO`: every kernel estimator resolves its 'scale' here.
+    (:class:`FeatureScaleWarning`) when the columns' scales differ by more than
+    :data:`FEATURE_SCALE_RATIO`.
     """
     n_features = X.shape[1]
     if isinstance(gamma, str):
@@ -271,11 +261,7 @@ class Kernel:
         With ``out`` (an (n, m) C-contiguous array of the working dtype) dense blocks are
         computed directly into ``out[rows]``, saving a copy.
         """
-        if not np.isscalar(self.gamma) and len(self.gamma) != Z.shape[0]:
-            raise ValueError(
-                f"Per-centre gamma has {len(self.gamma)} entries but Z has {Z.shape[0]} rows."
-            )
-        Z = F.dense_landmarks(Z, self.memory_budget)
+        Z = self._landmarks(Z)
         block_rows = block_rows or self.block_rows(X, Z)
         zn = F.squared_norms(Z, F.working_dtype(X, Z)) if self.name == "rbf" else None
         for rows in iter_row_slices(X.shape[0], block_rows):
@@ -284,24 +270,15 @@ class Kernel:
     def map_blocks(self, X, Z, work, out=None, block_rows=None, dtype=None):
         """Call ``work(rows, K(X[rows], Z))`` for every row block, blocks side by side.
 
-        The blocks run on the planned threads (:mod:`sparsekernel.compute`), each
-        with one-thread BLAS; the memory budget is shared among the blocks in flight, at
-        most one per CPU. The blocks themselves are planned from the CPUs
-        (:func:`~sparsekernel.compute.max_threads`), not from the threads in force,
-        so every row is computed in the same block, with the same rounding, at any thread
-        count. With
-        ``out`` (an (n, m) C-contiguous array) each block is computed into ``out[rows]``, in
-        ``out``'s dtype. ``dtype`` (or ``out``'s dtype) below the working dtype: float32
-        blocks from float64 data, the squared distances still in float64
-        (:func:`~sparsekernel.kernels.rbf_kernel`).
+        The blocks run on the planned threads (:mod:`sparsekernel.compute`), sharing the
+        memory budget; they are planned from the CPUs, not the threads in force, so every
+        row gets the same rounding at any thread count. With ``out`` (an (n, m) C-contiguous
+        array) each block is computed into ``out[rows]``, in ``out``'s dtype. ``dtype`` (or
+        ``out``'s) below the working dtype: float32 blocks from float64 data.
         """
         if out is not None:
             dtype = out.dtype
-        if not np.isscalar(self.gamma) and len(self.gamma) != Z.shape[0]:
-            raise ValueError(
-                f"Per-centre gamma has {len(self.gamma)} entries but Z has {Z.shape[0]} rows."
-            )
-        Z = F.dense_landmarks(Z, self.memory_budget)
+        Z = self._landmarks(Z)
         n_threads, n_cpus = planned_threads(), max_threads()
         if block_rows is None:
             block_rows = plan_block_rows(
@@ -318,6 +295,14 @@ class Kernel:
 
         map_threads(run, list(iter_row_slices(X.shape[0], block_rows)), n_threads)
 
+    def _landmarks(self, Z):
+        """Z dense when it fits the budget, after checking a per-centre gamma against it."""
+        if not np.isscalar(self.gamma) and len(self.gamma) != Z.shape[0]:
+            raise ValueError(
+                f"Per-centre gamma has {len(self.gamma)} entries but Z has {Z.shape[0]} rows."
+            )
+        return F.dense_landmarks(Z, self.memory_budget)
+
     def _non_finite_message(self, X, Z):
         """Why K(X, Z) overflowed: the inputs' scale with this kernel's parameters."""
         scale = max(_abs_max(A) for A in (X, Z))
@@ -333,14 +318,9 @@ class Kernel:
         """Return the dense ``(n, m)`` matrix K(X, Z), filled block by block.
 
         ``K(X, X)`` (Z the same object as X, one gamma for all centres) is computed on and
-        below the diagonal only and mirrored (:meth:`_gram`). Its diagonal is exactly 1 for
-        the distance kernels (a point's distance to itself is 0; the expansion
-        ``||x||^2 + ||z||^2 - 2 <x, z>`` leaves rounding there, which would decide the ties
-        of a pivoted Cholesky's first pivot).
-
-        X of an array-API namespace (``array_api_dispatch``): one block on its device
-        (:func:`~sparsekernel.kernels._xp.xp_kernel`), in the wider of X's and Z's
-        precisions, Z moved there.
+        below the diagonal only and mirrored (:meth:`_gram`), with an exact unit diagonal
+        for the distance kernels. X of an array-API namespace: one block on its device, in
+        the wider of X's and Z's precisions.
         """
         backend = backend_of(X)
         if not backend.is_numpy:
@@ -369,9 +349,7 @@ class Kernel:
     def _gram(self, X, block_rows=None):
         """K(X, X), exactly symmetric, from half the products and exponentials: row blocks
         of near-equal area, each computing its rows against the rows up to its last and
-        writing that strip's transpose above the diagonal (no two blocks write the same
-        entries). The exponential is most of an RBF kernel's time, so computing half of it
-        pays, and the full-kernel fits take K(X, X) whole."""
+        writing that strip's transpose above the diagonal."""
         n = X.shape[0]
         out = np.empty((n, n), dtype=F.working_dtype(X, X))
         Xd = F.dense_landmarks(X, self.memory_budget)
@@ -470,11 +448,9 @@ def _device_dtype(backend, X, Z, dtype=None):
 
 
 def _balanced(n, block_rows, n_threads, min_rows=256):
-    """Rows per block, lowered so that the blocks come in a multiple of ``n_threads`` (the
-    CPUs: any thread count dividing it gets equal shares) of near-equal size: the threads
-    take the blocks round-robin, and one full block plus a small remainder would leave one
-    thread idle. Blocks below ``min_rows`` rows are
-    not split further (the threads' hand-over would cost more)."""
+    """Rows per block, lowered so that the blocks come in a multiple of ``n_threads`` of
+    near-equal size (the threads take them round-robin); blocks below ``min_rows`` rows are
+    not split further."""
     if n_threads <= 1 or n < 2 * min_rows:
         return block_rows
     n_blocks = -(-n // block_rows)

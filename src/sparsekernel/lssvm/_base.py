@@ -5,29 +5,18 @@ low-rank LR-LSSVM), per regression target or one-vs-rest class problem::
 
     min_{w, b}  1/2 ||w||^2 + C/2 * sum_i s_i * (y_i - f(x_i))^2,   f(x) = w^T phi(x) + b
 
-``s_i`` is ``sample_weight`` times the class weight; classifiers use targets y_i in {-1, +1}
-(Suykens' equality constraints y_i f(x_i) = 1 - e_i give the same e_i^2). Relation to the SVM
-family (``1/2 ||w||^2 + 1/2 b^2 + C/2 sum_i s_i loss_i``): ``C`` scales the summed loss
-identically, so the same ``C`` means the same trade-off; the differences are the loss (the
-plain squared error instead of the squared (smooth) hinge or epsilon-insensitive loss) and
-the bias, which LS-SVMs leave unpenalized, as in Suykens' formulation. The LS-SVM papers'
-regularization parameter (gamma in Suykens, C in Kim et al., gamma in Fang et al.) is this
-C; their RBF exp(-||x - x'||^2 / sigma^2) is ``kernel='rbf', gamma=1/sigma^2``.
+``s_i`` is ``sample_weight`` times the class weight; classifiers use targets in {-1, +1}.
+``C`` scales the summed loss as in the SVM family; the bias is unpenalized, as in Suykens'
+formulation (:doc:`/user_guide/lssvm`).
 
-- exact (``n_basis=None``): ``phi`` is the kernel's feature map; the dual is the (n+1)
-  bordered system on the n x n kernel matrix (``f(x) = sum_i alpha_i K(x, x_i) + b``): about
-  24 n^2 bytes for K, the system and its factor, refused past ``memory_budget``.
-- reduced (``n_basis`` a number or 'auto'): the same problem restricted to functions spanned
-  by m basis points Z, solved on the package's Nystrom features ``K(X, Z) U Lambda^{-1/2}``
-  (:func:`sparsekernel.features.nystrom_from_basis`, with its one eigenvalue floor), i.e.
-  ``||w||^2`` is the RKHS norm ``beta^T K_ZZ beta`` of ``f(x) = sum_j beta_j K(x, z_j) + b``.
-  With Z = X it is the exact LS-SVM; the cost is O(n m^2) time and O(n m) memory (or
-  O(block m) with features recomputed block by block past ``memory_budget``).
-- streamed (``partial_fit``, reduced only): the reduced problem on a basis and Nystrom map
-  fixed by the first chunk, over every row passed so far. Each chunk adds its weighted means
-  and centred sums of the features to a float64 summary of O(m^2) memory, merged exactly
-  (the pairwise update of Chan, Golub & LeVeque), and the centred (m+1) normal equations are
-  solved again: the model is the one ``lssvm_primal`` gives on all those rows at once.
+- exact (``n_basis=None``): the (n+1) bordered dual system on the n x n kernel matrix, about
+  24 n^2 bytes, refused past ``memory_budget``.
+- reduced (``n_basis`` a number or 'auto'): the same problem on the span of m basis points Z,
+  solved on the Nystrom features (:func:`sparsekernel.features.nystrom_from_basis`), so
+  ``||w||^2`` is the RKHS norm of ``f(x) = sum_j beta_j K(x, z_j) + b``.
+- streamed (``partial_fit``, reduced only): the reduced problem on a map fixed by the first
+  chunk, over every row passed so far; each chunk is merged exactly into a float64 summary
+  of O(m^2) memory and the centred (m+1) normal equations are solved again.
 """
 
 from __future__ import annotations
@@ -476,21 +465,16 @@ class LSSVR(SingleTargetRegressorMixin, BaseLSSVM):
     def partial_fit(self, X, y, sample_weight=None):
         """Add the chunk (X, y): the model becomes the reduced LS-SVR of every row seen.
 
-        The first call fixes the basis: ``n_basis`` points chosen on that chunk by ``basis``
-        ('auto': as many as for a fit on the chunk; an int needs that many rows in it, and
-        ``basis_indices_`` index its rows), ``gamma='scale'`` resolved on it, and the Nystrom
-        map; later calls keep them (and ``kernel``, ``degree``, ``coef0``). Each call
-        adds the chunk's weighted feature means and centred sums to a float64 summary of
-        O(m^2) memory, whatever the number of rows, and solves the (m+1) normal equations
-        again with the current ``C``. So after every call the model is, up to round-off, the
-        batch fit on all rows seen with that basis (``fit`` with ``basis=`` the same points);
-        only ``fit`` chooses its basis on all the rows. ``n_basis=None`` or a fraction has no
+        The first call fixes the basis (``n_basis`` points chosen on that chunk by
+        ``basis``; an int needs that many rows in it), ``gamma='scale'`` and the Nystrom map.
+        Each call adds the chunk to a float64 summary of O(m^2) memory and solves the (m+1)
+        normal equations again with the current ``C``, so the model is, up to round-off, the
+        batch fit on all rows seen with that basis. ``n_basis=None`` or a fraction has no
         ``partial_fit`` (an AttributeError says why).
 
-        ``fit`` starts over and keeps the same summary of its rows, so a ``partial_fit``
-        after ``fit`` continues from the fitted model (as scikit-learn's estimators do). A
-        model loaded by :func:`sparsekernel.io.load` has no summary (it is private, not
-        saved), so ``partial_fit`` refuses it rather than start again from the chunk alone.
+        A ``partial_fit`` after ``fit`` continues from the fitted model. A model loaded by
+        :func:`sparsekernel.io.load` has no summary (it is private, not saved), so
+        ``partial_fit`` refuses it.
 
         Parameters
         ----------

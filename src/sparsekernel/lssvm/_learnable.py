@@ -3,9 +3,8 @@
 Each of the M basis functions has a centre ``mu_k`` and positive per-dimension shapes
 ``sigma_k`` (both in R^d). With the weighted L1 distance ``z_k(x) = sum_j sigma_kj |x_j - mu_kj|``:
 
-- ``'robust_rbf'``: ``phi_k(x) = exp(-z_k(x))`` (paper eq. 12, as we read it: its SBF "is
-  the first order approximation of the robust RBF", and ``1 - z`` is the first-order Taylor
-  expansion of ``exp(-z)``);
+- ``'robust_rbf'``: ``phi_k(x) = exp(-z_k(x))`` (paper eq. 12, whose first-order
+  approximation is the SBF);
 - ``'sbf'``: ``phi_k(x) = max(0, 1 - z_k(x))`` (simplex basis function, paper eq. 7).
 
 Derivatives (sign(0) := 0; ``dphi/dz`` is ``-phi`` for the robust RBF and ``-1[z < 1]`` for

@@ -6,38 +6,26 @@ With ``K(x, x') = phi(x)^T phi(x')`` for M learnable basis functions
 (:func:`~sparsekernel.solvers.least_squares.lssvm_normal_equations`), alternating with
 gradient steps on the centres ``mu`` and shapes ``sigma``.
 
-Criteria for the basis step (the text's formulas are lost in our copy; these are our reading
-of its prose, with yhat_i = f(x_i), weights s_i, S = sum_i s_i, summed over the one-vs-rest
-problems):
+Criteria for the basis step (our reading of the paper's prose; yhat_i = f(x_i), weights s_i,
+S = sum_i s_i, summed over the one-vs-rest problems):
 
-- ``'abs'`` (paper eq. 23, "maximize the magnitude of model outputs"): maximise
-  ``J = sum_i s_i |yhat_i| / S`` with w, b held at their closed-form values (as the paper
-  states for eqs. 24-29). Non-differentiable at yhat_i = 0 (sign(0) := 0).
-- ``'square'`` (eq. 31, the differentiable version): maximise ``J = sum_i s_i yhat_i^2 / (2 S)``
-  with w, b the closed-form solution *as functions of Phi* (the paper's trace formulas 33-35
-  differentiate through it). yhat is then a shrunk projection of y: J <= ||y||^2 / 2, and it
-  rewards basis functions that explain the targets.
-- ``'target'`` ("targeted" objective, non-differentiable per the conclusions): minimise
-  ``J = sum_i s_i |y_i - yhat_i| / S``, w, b held fixed (a squared error would be
-  differentiable; the paper calls this criterion non-differentiable, so we take the absolute).
-- ``'objective'`` (an "envelope" criterion of ours, not one of the paper's): minimise
-  ``J*(mu, sigma) = min_{w,b} 1/2 ||w||^2 + C/2 sum_i s_i ||y_i - f(x_i)||^2``; by the
-  envelope theorem ``dJ*/dPhi = -C S E W^T`` (E the residuals, w, b at their optimum). It
-  descends exactly the quantity the returned iterate is ranked on.
+- ``'abs'`` (eq. 23): maximise ``sum_i s_i |yhat_i| / S``, w, b held at their closed-form
+  values.
+- ``'square'`` (eq. 31): maximise ``sum_i s_i yhat_i^2 / (2 S)``, differentiating through
+  the closed-form w, b as functions of Phi.
+- ``'target'``: minimise ``sum_i s_i |y_i - yhat_i| / S``, w, b held fixed.
+- ``'objective'`` (ours, not the paper's): minimise the LR-LSSVM objective at its optimal
+  w, b; by the envelope theorem ``dJ*/dPhi = -C S E W^T`` (E the residuals).
 
-Step (paper eq. 29, "constrained normalized gradient descent"): ``theta <- theta - eta g /
-||g||`` with g the gradient of the criterion to minimise with respect to the centres and the
-log-shapes (d/d log sigma = sigma d/d sigma keeps every shape positive without projection).
-``eta`` starts at ``learning_rate``, halves whenever the criterion got worse and grows by 10 %
+Step (eq. 29): ``theta <- theta - eta g / ||g||`` on the centres and log-shapes (which keeps
+every shape positive); ``eta`` halves whenever the criterion got worse and grows by 10 %
 otherwise. The returned iterate is the one with the lowest LR-LSSVM objective.
 
-Initialisation (section III-D): L1 k-medoids centres on at most 2000 rows; shapes
-``sigma_kj = c / mean_{i in cluster k} ||x_i - mu_k||_1`` (c = 1 robust RBF, 1/2 SBF, so a
-typical member is inside the support) unless ``shape_init`` is the paper's "preset constant,
-e.g. 1". ``n_init > 1`` reruns from more seedings (the first one that of ``n_init=1``) and
-keeps the lowest training objective, never held-out data. Dead units (max_i phi_k(x_i) <=
-1e-12, an SBF whose support holds no training point) are re-seeded at the worst-fitted
-training point with their initial shape.
+Initialisation (section III-D): L1 k-medoids centres on a subsample; shapes
+``sigma_kj = c / mean_{i in cluster k} ||x_i - mu_k||_1`` (c = 1 robust RBF, 1/2 SBF) unless
+``shape_init`` is a constant. ``n_init > 1`` keeps the lowest training objective over more
+seedings. Dead units (an SBF whose support holds no training point) are re-seeded at the
+worst-fitted training point.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """On-line pruning LS-SVM regression with a fixed budget (Kim, Shim & Oh, section 3).
 
-Faithfulness notes (checked against the full text of the paper): the "modified pruned support
-vectors and their corresponding outputs" of the paper are the *set* {x_i*, y_i*} that changes
-with every arrival; the text defines y_i* as the outputs "selected from n data points of the
-training data set", i.e. the kept points' own targets, which is what this class stores
-(``support_targets_``). The pruning criterion is the smallest ``|alpha_i|`` among all N_w + 1
-points (the new one included), the bias is the ordinary unpenalised LS-SVM bias, and the
-first N_w points are solved exactly before pruning starts. The paper reports no test-MSE
-number for its sine study, only Figures 1-2 (fit on the 1000 test x against the true f) and
-"almost same performance" as the full LS-SVM. In our reproduction
-(``benchmarks/bench_lssvm.py``) the budgeted model matches the full
-LS-SVM's MSE against noisy test targets but not against the true f: keeping a fifth of the
-noisy points leaves more noise in the fit (though far less than a random subset of that
-size), and a larger N_w closes most of the gap.
-
+As in the paper, the kept points keep their own targets (``support_targets_``), the point
+of smallest ``|alpha_i|`` among all N_w + 1 (the new one included) leaves, the bias is the
+unpenalised LS-SVM bias, and the first N_w points are solved exactly before pruning starts.
 Each arrival costs O(N_w^2): :class:`~sparsekernel.solvers.IncrementalLSSVM` borders and
-downdates the inverse of the working set's system instead of solving it afresh (O(N_w^3)).
+downdates the inverse of the working set's system.
 """
 
 from __future__ import annotations

@@ -5,9 +5,8 @@ Procedure (as summarised by Kim, Shim & Oh, section 3): (a) train the LS-SVM on 
 (d) iterate until the performance degrades, here: until the held-out mean squared error of f
 (the LS-SVM's own loss) exceeds ``(1 + prune_tol)`` times the unpruned model's.
 
-Separate estimators rather than a ``prune=`` switch on LSSVR/LSSVC because pruning ranks
-training points by the exact dual's ``|alpha_i|`` and needs its own parameters, fitted path and
-validation data, all meaningless for the reduced fit; the fitting code is LSSVR/LSSVC's.
+Separate estimators, not a ``prune=`` switch: pruning needs the exact dual and its own
+parameters and validation data, meaningless for the reduced fit.
 """
 
 from __future__ import annotations

@@ -49,11 +49,9 @@ class UniformDesignSearchCV(GridSearchCV):
     Stage 1 evaluates a 13-point (or 9-point) uniform design over the search box in
     (log2 C, log2 gamma). Stage 2 centres a box of half the width on the best stage-1 point
     (moved inside the search box where it would stick out) and evaluates a 9-point (or
-    5-point) design there, less the points stage 1 evaluated: 8 or 9 (4 or 5) more. The
-    best of all points wins; ties go to the first point evaluated. Everything else
-    (``cv``, ``scoring``, ``refit``, ``n_jobs``, ``cv_results_``, ``best_*``) is the public
-    ``GridSearchCV``, of which only the documented search hook ``_run_search`` is replaced;
-    there is no ``param_grid``.
+    5-point) design there, less the points stage 1 evaluated. The best of all points wins;
+    ties go to the first point evaluated. Everything else (``cv``, ``scoring``, ``refit``,
+    ``cv_results_``, ``best_*``) is ``GridSearchCV``'s; there is no ``param_grid``.
 
     Parameters
     ----------
@@ -68,14 +66,11 @@ class UniformDesignSearchCV(GridSearchCV):
         ``n_basis`` parameter (at any nesting level) that is not None, else 'full'.
     gamma_range : 'auto', 'paper', 'toolbox' or (low, high), default='auto'
         Range of gamma for the kernel exp(-gamma ||u - v||^2). 'auto' is 2^-5 to 2^5 times
-        scikit-learn's ``gamma='scale'``, 1 / (d var(X)). 'paper' is the paper's: with rho
-        the smallest nonzero squared distance between training rows, 0.150 <=
-        exp(-gamma rho) <= 0.999, with rho computed on ``max_gamma_samples`` random rows of
-        large data and corrected by (n / n_used)^(2 / (4 + d)); it suits binary data but
-        lies far above every useful gamma on continuous data with near-duplicate rows
-        (:func:`~sparsekernel.model_selection.gamma_search_range` says why). 'toolbox'
-        follows the authors' code, which uses the smallest distance of a row to the mean row
-        instead. All are computed on X as passed to ``fit`` (before any pipeline step).
+        scikit-learn's ``gamma='scale'``, 1 / (d var(X)). 'paper' is the paper's
+        0.150 <= exp(-gamma rho) <= 0.999, rho the smallest nonzero squared distance between
+        rows, and 'toolbox' the authors' code
+        (:func:`~sparsekernel.model_selection.gamma_search_range`). All are computed on X as
+        passed to ``fit`` (before any pipeline step).
     param_names : (str, str), default=('C', 'gamma')
         Names of the two parameters, e.g. ``('svc__C', 'svc__gamma')`` for a pipeline.
     fixed_params : dict or None, default=None

@@ -27,11 +27,8 @@ def _table(rows):
     return t
 
 
-#: The authors' 2-D uniform designs (from hibiscus.m, itself from the Hong Kong Baptist
-#: University UD site), verbatim: columns are levels of (log2 C, log2 gamma), row 0 is the
-#: centre run. Each has the smallest centred L2-discrepancy (CD2) we found among U-type
-#: designs of its size (an exhaustive search for 5 and 9 runs; for 13, among the centrally
-#: symmetric ones), the values the tests pin.
+#: The authors' 2-D uniform designs (hibiscus.m), verbatim: columns are levels of
+#: (log2 C, log2 gamma), row 0 is the centre run.
 UD_TABLES = {
     5: _table([[3, 3], [1, 2], [2, 5], [4, 1], [5, 4]]),
     9: _table([[5, 5], [1, 4], [7, 8], [2, 7], [3, 2], [9, 6], [8, 3], [6, 1], [4, 9]]),
@@ -75,11 +72,8 @@ def ud_points(table, low, high, stage=1, center=None, keep_inside=True):
     low``: stage 1 spans [low, high] around its midpoint; stage 2 spans a box of half the
     width around ``center``. Row 0 of every table lands on the centre.
 
-    A stage-2 box centred on a point near the edge of [low, high] would stick out of it (by
-    up to a quarter of the width), trying values the user ruled out. With ``keep_inside``
-    the box keeps its size but its centre is moved the least needed to stay inside
-    [low, high] (clipped per axis); it still contains ``center``, on its edge. Row 0
-    then lands on the moved centre, which stage 1 has not evaluated.
+    With ``keep_inside``, a stage-2 box that would stick out of [low, high] keeps its size
+    but its centre is moved the least needed to stay inside (it still contains ``center``).
 
     Parameters
     ----------
@@ -109,23 +103,9 @@ def ud_points(table, low, high, stage=1, center=None, keep_inside=True):
 
 
 def _box_center(low, high, stage=2, center=None):
-    """Centre of the stage-``stage`` box around ``center``, moved to lie inside [low, high].
-
-    The box has half-width ``(high - low) / 2^stage`` per axis, so its centre is clipped to
-    ``[low + half, high - half]``; an interior ``center`` is returned unchanged.
-
-    Parameters
-    ----------
-    low, high : array-like of shape (2,)
-        The stage-1 box in log2 (C, gamma).
-    stage : int, default=2
-    center : array-like of shape (2,), optional
-        Wanted centre; default the midpoint of [low, high].
-
-    Returns
-    -------
-    ndarray of shape (2,)
-    """
+    """Centre of the stage-``stage`` box around ``center`` (default the midpoint of
+    [low, high]), clipped per axis so that the box of half-width ``(high - low) / 2^stage``
+    lies inside [low, high]."""
     low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
     if center is None:
         return (low + high) / 2
@@ -261,13 +241,11 @@ def gamma_search_range(X, max_samples=3000, random_state=None, mode="scale"):
     smallest nonzero squared distance between rows; on a random subset of ``n_used`` of the n rows
     both bounds are multiplied by ``(n / n_used)^(2 / (4 + d))``, the paper's correction for
     the larger minimum distance of a subset. ``'toolbox'`` reproduces hibiscus.m, which puts
-    the smallest nonzero unsquared distance of a row to the mean row in place of rho (on
-    all rows).
+    the smallest nonzero distance of a row to the mean row in place of rho.
 
-    Why 'scale' by default: rho follows the two closest rows, not the data's spread. On
-    continuous data with near-duplicate rows rho is tiny, and the paper's box lies orders of
-    magnitude above every useful gamma (and above 'scale'); it suits binary data, whose
-    distinct rows are at least one feature apart.
+    'scale' is the default because rho follows the two closest rows, not the data's spread:
+    on continuous data with near-duplicate rows the paper's box lies far above every useful
+    gamma.
 
     Returns
     -------

@@ -34,15 +34,12 @@ __all__ = ["ReducedSetSVC", "compress_svc"]
 class ReducedSetSVC(ExpansionClassifier):
     """A fitted RBF kernel SVM compressed to ``n_basis`` expansion vectors (RS or MRS).
 
-    Prediction with a kernel SVM costs one kernel evaluation per support vector. The reduced
-    set (RS) method replaces ``w = sum_i a_i phi(x_i)`` by ``sum_j beta_j phi(z_j)`` with far
-    fewer vectors z_j (not training points) found greedily by the fixed-point iteration
-    (:func:`reduced_set_rbf`), and coefficients minimizing ``||w - sum_j beta_j phi(z_j)||``
-    (eq. 47); the SVM's bias is kept. The modified RS method (MRS, the default) keeps the same
-    vectors but re-computes coefficients and bias by solving the SVM objective of
-    :class:`SparseMarginClassifier` (eq. 45; :doc:`/user_guide/sparse_margin`) on them
-    exactly, on the training data.
-    Either way prediction costs O(m d).
+    The reduced set (RS) method replaces ``w = sum_i a_i phi(x_i)`` by
+    ``sum_j beta_j phi(z_j)`` with far fewer vectors z_j, found greedily by a fixed-point
+    iteration, and coefficients minimizing ``||w - sum_j beta_j phi(z_j)||`` (eq. 47); the
+    SVM's bias is kept. The modified RS method (MRS, the default) keeps the vectors but
+    re-fits coefficients and bias by the exact SVM of :class:`SparseMarginClassifier`
+    (eq. 45) on the training data. Prediction costs O(m d).
 
     Parameters
     ----------
@@ -146,11 +143,7 @@ class ReducedSetSVC(ExpansionClassifier):
     def _plan_memory(self, X, n_models):
         """The memory rule (:meth:`~sparsekernel.base.KernelExpansionMixin._plan_basis`) for
         m = ``n_basis`` vectors over ``n_models`` compressed models, checked before anything
-        is fitted: targets, weights and the duals, the support vectors as a dense float64
-        copy (at most every row) with the stacked copy each greedy step makes, their kernel
-        against the reduced set, the MRS step's K(X, Z), its whitened copy and dual
-        coordinate descent's copies of them, and the m x m systems.
-        A source SVC fitted here keeps LIBSVM's own kernel cache (its ``cache_size``).
+        is fitted (a source SVC fitted here keeps LIBSVM's own kernel cache).
 
         Returns the bytes the plan leaves to the kernel's row blocks (at least one row)."""
         (n, d), k = X.shape, self._n_problems
@@ -241,9 +234,8 @@ class ReducedSetSVC(ExpansionClassifier):
 def compress_svc(svc, X, y, n_basis=0.05, method="mrs", **params):
     """Compress a fitted RBF kernel SVM to ``n_basis`` expansion vectors; returns the model.
 
-    For an SVC with too many support vectors to predict fast: the returned
-    :class:`ReducedSetSVC` evaluates ``n_basis`` kernels per prediction instead of one per
-    support vector.
+    The returned :class:`ReducedSetSVC` evaluates ``n_basis`` kernels per prediction
+    instead of one per support vector.
 
     Parameters
     ----------

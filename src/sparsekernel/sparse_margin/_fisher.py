@@ -156,12 +156,11 @@ class FisherBasis(LearnedBasis):
 class SparseFisherDiscriminant(LearnedBasisClassifier):
     """Sparse kernel Fisher discriminant (SKFD): Fisher's criterion on m learned vectors.
 
-    The expansion vectors Z maximize the kernel Fisher discriminant's Rayleigh quotient (see
-    :class:`FisherBasis`, which is this search as a selector for any estimator), started
-    from ``basis``. As the paper says, the eigenvector gives no bias, so the final
-    coefficients and bias come from the exact SVM on the learned Z (eq. 45), the objective
-    of :class:`SparseMarginClassifier` (:doc:`/user_guide/sparse_margin`). Multiclass
-    problems are one-vs-rest on one shared Z minimizing the summed criterion.
+    The expansion vectors Z maximize the kernel Fisher discriminant's Rayleigh quotient
+    (:class:`FisherBasis`), started from ``basis``. The eigenvector gives no bias, so the
+    final coefficients and bias come from the exact SVM on Z (eq. 45) of
+    :class:`SparseMarginClassifier`. Multiclass problems are one-vs-rest on one shared Z
+    minimizing the summed criterion.
 
     Parameters
     ----------

@@ -20,13 +20,11 @@ __all__ = ["SparseMarginBasis", "SparseMarginClassifier", "modified_rsvm"]
 class SparseMarginBasis(LearnedBasis):
     """Expansion vectors Z that minimise the SVM's marginal function W(Z) (SLMC).
 
-    W(Z) is the optimal value of the SVM objective on the span of phi(z_1..z_m) (as in
-    :class:`SparseMarginClassifier`; :doc:`/user_guide/sparse_margin`),
-    summed over the one-vs-rest problems; each evaluation solves
-    the linear SVM on the whitened map phi_z exactly by dual coordinate descent, warm-started,
-    and the gradient (eq. 46) follows from the envelope theorem. Use it as ``basis=`` of any
-    classifier, e.g. ``ReducedSVC(basis=SparseMarginBasis(C=20))``; the kernel must be 'rbf'
-    with a scalar gamma (the selector is handed the estimator's kernel).
+    W(Z) is the optimal value of the SVM objective on the span of phi(z_1..z_m), summed over
+    the one-vs-rest problems (:class:`SparseMarginClassifier`); each evaluation solves the
+    linear SVM on the whitened map exactly, warm-started, and the gradient is eq. (46). Use
+    it as ``basis=`` of any classifier, e.g. ``ReducedSVC(basis=SparseMarginBasis(C=20))``;
+    the kernel must be 'rbf' with a scalar gamma.
 
     Parameters
     ----------
@@ -82,12 +80,10 @@ class SparseMarginClassifier(LearnedBasisClassifier):
 
         W(Z) = min_{v, b}  1/2 ||v||^2 + 1/2 b^2 + C/2 * sum_i s_i loss(y_i (v^T phi_Z(x_i) + b)),
 
-    with the hinge (default) or the squared hinge, in the scaling of every SVM here
-    (:doc:`/user_guide/sparse_margin`). Z moves by
-    L-BFGS from ``basis``, by :class:`SparseMarginBasis` (this search as a selector for
-    any estimator). The coefficients are then the exact SVM on Z (eq. 45): O(m d) per
-    prediction. Multiclass problems are one-vs-rest on one shared Z that minimizes the sum of
-    the binary objectives.
+    with the hinge (default) or the squared hinge (:doc:`/user_guide/sparse_margin`). Z moves
+    by L-BFGS from ``basis`` (:class:`SparseMarginBasis`); the coefficients are then the
+    exact SVM on Z (eq. 45). Multiclass problems are one-vs-rest on one shared Z that
+    minimizes the sum of the binary objectives.
 
     Parameters
     ----------
@@ -185,12 +181,10 @@ class SparseMarginClassifier(LearnedBasisClassifier):
 def modified_rsvm(n_basis="auto", *, C=1.0, gamma="scale", random_state=None, **params):
     """The paper's modified RSVM: random expansion vectors, coefficients by eq. (45).
 
-    Eq. (45) solves the linear SVM on the whitened empirical kernel map ``K(x, Z) T`` with
-    ``T^T T = K_z^-1``; ``K(x, Z) U Lambda^-1/2`` (Nystrom features) is such a map, so MRSVM
-    *is* :class:`sparsekernel.LowRankSVC` with ``basis='random'`` and the hinge loss (the
-    exact RSVM of the LLSVM paper). This returns that configured, unfitted estimator; it is
-    also :class:`SparseMarginClassifier` with ``max_iter=0`` (which factorizes K_z by
-    Cholesky instead of an eigendecomposition with a floor).
+    Eq. (45) is the linear SVM on a whitened empirical kernel map such as the Nystrom
+    features, so MRSVM is :class:`sparsekernel.LowRankSVC` with ``basis='random'`` and the
+    hinge loss; this returns that unfitted estimator (as does
+    :class:`SparseMarginClassifier` with ``max_iter=0``, up to the factorization of K_z).
 
     Parameters
     ----------

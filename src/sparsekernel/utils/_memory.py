@@ -11,9 +11,7 @@ __all__ = ["DEFAULT_MEMORY_BUDGET", "UNLIMITED_MEMORY_BUDGET", "MemoryBudgetErro
            "MemoryBudgetWarning", "MemoryPlan", "format_bytes", "largest_within",
            "parse_memory_budget"]
 
-#: Default cap on what a fit allocates beyond its input: 3 GiB. Enough to store the features
-#: of tens of thousands of dense rows on the basis functions 'auto' gives them, for the joint
-#: Newton solver, faster than streaming them; a small share of a laptop's memory.
+#: Default cap on what a fit allocates beyond its input: 3 GiB, a small share of a laptop's memory.
 DEFAULT_MEMORY_BUDGET = 3 * 2**30
 #: What ``memory_budget=float('inf')`` means: 4 EiB, more than any machine holds. An int, so
 #: callers that divide (``budget // row_bytes``) or compare need no special case.

@@ -1,34 +1,11 @@
 """The precision policy of the package, its one eigenvalue floor, and column statistics
 that cannot overflow.
 
-The Nystrom machines (LowRankSVC, KernelLogisticRegression, NystromFeatures, the reduced
-LS-SVMs, ReducedKernelPCA) follow one rule on every path (``fit``, ``partial_fit``,
-``fit_stream``, Dask, array-API namespaces, where "float64" is the device's widest float),
-written here and in the user guide (``docs/user_guide/concepts.md``, "Precision"):
-
-- K(Z, Z), its factorization and the decision which landmarks are redundant are float64.
-  The floor is ``10 * eps`` of float64 (:func:`eigenvalue_floor`) whatever the features'
-  precision: a landmark is dropped only when float64 arithmetic cannot tell it from the
-  span of the others, never because the features are stored in float32.
-- K(x, Z) and its product with the map M are float64 and rounded to the features' storage
-  at the end: M resolves eigenvalues down to that floor and amplifies the rounding of
-  K(x, Z) by up to lambda^(-1/2). The leading columns, whose eigenvalues are above float32's
-  floor (``10 * eps32`` times the largest), are multiplied in float32: there a float32
-  product is as good as a float64 one rounded.
-- The n x m features may be float32 (:func:`feature_dtype`: float32 input, or
-  ``n m^2 >= FLOAT32_WORK``), and so may the products of the solvers' early Hessians;
-  every sum over rows (margins, gradients, Hessian accumulation), the iterates and their
-  systems are float64, so the solver reaches the exact optimum on the stored features.
-- Prediction is float64: mu = M beta carries the map's small directions too.
-- ``n_basis='auto'`` sizes a fit whose features are float32 by its work
-  (``n m^2 >= FLOAT32_WORK``, the input's dtype aside: LowRankSVC) by the landmarks float32
-  resolves: of those it draws, the ones whose pivots are above float32's floor. Such a fit's
-  cost is its n m^2 products, and the landmarks below that floor would multiply it for
-  directions whose eigenvalues are under 1e-6 of the largest. An explicit ``n_basis`` is
-  never cut by the features' precision.
-
-The decomposition family's pseudo-inverse square roots drop eigenvalues at or below
-``floor * lambda_max`` with the floor of the dtype their features are computed in.
+The Nystrom machines follow one rule on every path (the user guide's "Precision",
+:ref:`precision`): K(Z, Z), its factorization and the choice of redundant landmarks are
+float64 with the floor :func:`eigenvalue_floor`; K(x, Z) M is computed in float64 and rounded
+to the features' storage, which may be float32 (:func:`feature_dtype`); every sum over rows,
+the iterates and prediction are float64.
 """
 
 from __future__ import annotations
@@ -57,11 +34,8 @@ def feature_dtype(dtype, n, m):
     """The dtype n x m explicit features are stored in, for input of ``dtype``: float32
     for float32 input, and also when ``n * m**2 >= FLOAT32_WORK``.
 
-    The products with the features (the solver's Gram sums) are then the fit's cost, and
-    float32 halves them and the features' memory. The features are computed in float64
-    and rounded once, so storing them in float32 costs a relative 6e-8 per entry, in every
-    direction the map resolves. Smaller problems keep the input's precision: their time is
-    not in those products.
+    The products with the features are then the fit's cost, and float32 halves them and
+    the features' memory; the features are computed in float64 and rounded once.
     """
     if np.result_type(dtype, np.float32) == np.float32 or float(n) * m * m >= FLOAT32_WORK:
         return np.dtype(np.float32)

@@ -30,9 +30,8 @@ import numpy as np
 
 from ._validation import plain
 
-# sklearn.callback appeared after the declared minimum scikit-learn (1.6); rather than raise
-# that minimum for an optional display, estimators fit without callbacks when it is absent
-# (``set_callbacks`` is then missing, see base.py, so no callback can be registered).
+# sklearn.callback is newer than the minimum scikit-learn: without it, estimators have no
+# ``set_callbacks`` (base.py) and fit without callbacks.
 try:
     from sklearn.callback import with_callbacks
 except ImportError:  # pragma: no cover - scikit-learn without sklearn.callback
@@ -101,11 +100,8 @@ def log_line(verbose, owner, message, info=None, level=2):
 
 def fit_note(message, info=None):
     """One line, at ``verbose >= 1``, from inside the running fit: what it decided on its
-    own (the m that ``n_basis='auto'`` chose, the basis functions the model kept), said
-    once, where it is decided.
-
-    The running fit's estimator (the root of :func:`run_fit_task`) names the line and gives
-    ``verbose``; outside a fit, or for an estimator without ``verbose``, nothing is shown.
+    own (e.g. the m that ``n_basis='auto'`` chose). The running fit's estimator names the
+    line and gives ``verbose``; outside a fit nothing is shown.
 
     Parameters
     ----------
@@ -142,12 +138,9 @@ def _fit_arguments(signature, args, kwargs):
 def run_fit_task(estimator, method, call, args=(), kwargs=None):
     """Run ``call()``, the body of ``estimator.method(*args, **kwargs)``, as a fit task.
 
-    With callbacks, the root callback context is created (named after the method), the
-    callbacks are set up, ``on_fit_task_begin``/``on_fit_task_end`` bracket the fit, and the
-    callbacks are torn down whatever happens (``sklearn.callback.with_callbacks``). Without,
-    the fit is only marked as running, so that helpers inside report to no one. A fit entry
-    reached again inside the same estimator's fit (a fit method calling another) is part of
-    that fit.
+    With callbacks, the root callback context (named after the method) brackets the fit
+    (``sklearn.callback.with_callbacks``); without, the fit is only marked as running. A fit
+    entry reached again inside the same estimator's fit is part of that fit.
 
     Parameters
     ----------
@@ -175,9 +168,8 @@ def run_fit_task(estimator, method, call, args=(), kwargs=None):
 
 
 def _run_root_task(estimator, name, call, X, y, metadata):
-    # The callbacks' setup happens before the fit transaction starts, so the attributes it
-    # sets (``_callback_fit_ctx``) are restored, not lost, when the fit fails, and
-    # with_callbacks finds them to tear down and delete.
+    # Set up before the fit transaction starts, so that a failed fit restores the attributes
+    # with_callbacks tears down.
     context = estimator._init_callback_context(task_name=name, max_subtasks=None)
     context.call_on_fit_task_begin(estimator=estimator, X=X, y=y, metadata=metadata)
     token = _CURRENT.set(_Task(estimator, context))
@@ -220,10 +212,8 @@ def fit_step(name):
 class SolverProgress:
     """Context manager handing out solver callbacks that advance one progress display.
 
-    Inside a fit with callbacks it is the task ``task`` of ``total`` sub-tasks (one per
-    sub-problem, each with a ``step`` leaf per solver report); with ``verbose=1`` a tqdm
-    bar over the sub-problems; with ``verbose >= 2`` a line per report instead
-    (:func:`log_line`).
+    Inside a fit with callbacks it is the task ``task`` of ``total`` sub-tasks, each with a
+    ``step`` leaf per solver report.
 
     Parameters
     ----------
