@@ -80,7 +80,7 @@ CASES = [
     (LowRankSVC(n_basis=400, random_state=0), 32 * MiB, True),  # streamed chunks
     (LowRankSVC(n_basis=400, loss="hinge", random_state=0), 64 * MiB, False),
     (ReducedSVC(n_basis=400, random_state=0), 80 * MiB, None),  # stored K(X, Z)
-    (ReducedSVC(n_basis=400, random_state=0), 32 * MiB, None),  # K(X, Z) in blocks
+    (ReducedSVC(n_basis=400, random_state=0), 16 * MiB, None),  # K(X, Z) in blocks
     (ReducedSVR(n_basis=300, random_state=0), 12 * MiB, None),
     # 'auto' (1,800 here) lowered to what streaming allows, the stored plan's m being below
     # AUTO_MIN: the largest m whose plan fits with the smallest chunks, the whole budget planned.

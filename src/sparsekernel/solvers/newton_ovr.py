@@ -850,9 +850,8 @@ def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=GATHE
 
     Margins, residuals, weights and directions of the k problems (about eight float64
     n x k arrays), per thread one gather buffer and one (m+1)^2 partial Gram sum, per
-    problem solved side by side (at most one a thread) the Hessian, a product temporary
-    and the Cholesky factor, plus the Hessians kept between iterations when they fit
-    ``hessian_bytes``. A warm start's sampled rows of F
+    problem solved side by side (at most one a thread) its Hessian and Cholesky factor,
+    plus the Hessians kept between iterations when they fit ``hessian_bytes``. A warm start's sampled rows of F
     (copied in F's dtype, of ``itemsize`` bytes) and their own solver are freed before the
     first Hessian over all rows is built, so only the larger of the two phases counts beside
     the n x k arrays (adding them would overstate a large warm-started fit's plan);
@@ -861,7 +860,7 @@ def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=GATHE
     square = 8.0 * (m + 1) ** 2
     kept = k * square if k * square <= hessian_bytes else 0.0
     arrays = 8.0 * n * (8 * k + 1)
-    work = n_threads * (gather_bytes + square) + 3 * min(k, n_threads) * square + kept
+    work = n_threads * (gather_bytes + square) + 2 * min(k, n_threads) * square + kept
     stride = _warm_stride(n, m) if warm_start else 0
     if not stride:
         return arrays + work
