@@ -851,11 +851,11 @@ def newton_ovr_bytes(n, m, k, n_threads, hessian_bytes=2**30, gather_bytes=GATHE
     Margins, residuals, weights and directions of the k problems (about eight float64
     n x k arrays), per thread one gather buffer and one (m+1)^2 partial Gram sum, per
     problem solved side by side (at most one a thread) its Hessian and Cholesky factor,
-    plus the Hessians kept between iterations when they fit ``hessian_bytes``. A warm start's sampled rows of F
-    (copied in F's dtype, of ``itemsize`` bytes) and their own solver are freed before the
-    first Hessian over all rows is built, so only the larger of the two phases counts beside
-    the n x k arrays (adding them would overstate a large warm-started fit's plan);
-    ``warm_start`` False: none (newton_ovr's).
+    plus the Hessians kept between iterations when they fit ``hessian_bytes``. A warm
+    start's sampled rows of F (copied in F's dtype, of ``itemsize`` bytes) and their own
+    solver are freed before the first Hessian over all rows is built, so only the larger of
+    the two phases counts beside the n x k arrays (adding them would overstate a large
+    warm-started fit's plan); ``warm_start`` False: none (newton_ovr's).
     """
     square = 8.0 * (m + 1) ** 2
     kept = k * square if k * square <= hessian_bytes else 0.0
