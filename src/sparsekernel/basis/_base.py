@@ -132,11 +132,10 @@ AUTO_ALL_ROWS_SHARE = 0.35
 
 
 def auto_cap(n_samples, nnz_per_row=0.0):
-    """Most basis functions 'auto' gives: where the fit's n m^2 (the Newton Hessians)
-    would pass a fixed share of a kernel SVM's cost, whose solvers evaluate kernel rows of
-    n entries, nnz multiply-adds each, about n times: sqrt(AUTO_COST n nnz), and never below
-    AUTO_CAP, which rows with few nonzeros would otherwise undercut although their kernel
-    entries cost a kernel SVM far more than nnz multiply-adds. Never more than n."""
+    """Most basis functions 'auto' gives, at most n: sqrt(AUTO_COST n nnz), where the fit's
+    n m^2 (the Newton Hessians) reaches AUTO_COST times a kernel SVM's n^2 nnz (kernel rows
+    of n entries, nnz multiply-adds each, about n times), and never below AUTO_CAP (with few
+    nonzeros a kernel entry costs far more than nnz multiply-adds)."""
     cap = max(AUTO_CAP, math.ceil(math.sqrt(AUTO_COST * n_samples * nnz_per_row)))
     return min(n_samples, cap)
 
@@ -151,11 +150,9 @@ def auto_fallback(n_samples):
 
 
 def auto_sample_bytes(n_samples):
-    """Peak memory of :func:`auto_n_basis` on n rows: the kernel on its s = AUTO_SAMPLE
-    sampled rows and its float64 copy for the eigenvalues, with their temporaries: at most
-    2.5 float64 s x s arrays; nothing when every row is a basis function anyway (n at most
-    AUTO_MIN). It is a phase of its own, freed before the basis is chosen, so it is planned
-    on its own."""
+    """Peak memory of :func:`auto_n_basis` on n rows, a phase planned on its own: at most
+    2.5 float64 s x s arrays (the kernel on s = AUTO_SAMPLE rows, its float64 copy and
+    their temporaries); nothing when n is at most AUTO_MIN."""
     return 0.0 if n_samples <= AUTO_MIN else 2.5 * 8.0 * min(n_samples, AUTO_SAMPLE) ** 2
 
 
@@ -178,9 +175,6 @@ def auto_n_basis(X, kernel, random_state=None, C=1.0, n_rows=None):
     sample resolves the spectrum, 1 when the spectrum is flat), extrapolates it to n rows.
     m is ``AUTO_OVERSAMPLE`` times that, within [``AUTO_MIN``, :func:`auto_cap`] (the
     cost cap) and at most n; the estimator's memory plan may lower it further.
-
-    Costs one kernel on ``AUTO_SAMPLE`` rows and the eigenvalues of it and of its leading
-    half.
 
     Parameters
     ----------

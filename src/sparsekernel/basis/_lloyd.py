@@ -1,15 +1,14 @@
 """Lloyd's k-means iterations on BLAS-3 products, for landmarks.
 
-Why not scikit-learn's ``KMeans``: the landmarks need a few Lloyd iterations from random rows,
-nothing more, and importing ``sklearn.cluster`` in a fresh process costs as much as the rest
-of a small LowRankSVC fit. Here the distances of a row block to the centres are one product
+Landmarks need a few Lloyd iterations from random rows, nothing more, without the cost of
+importing ``sklearn.cluster``. The distances of a row block to the centres are one product
 ``X_b Z^T`` (dense or CSR rows) on the planned threads, the new centres one sparse-indicator
 product ``S X``; nothing larger than a block of distances is formed.
 
-The same iterations run on an array-API namespace's device (:func:`lloyd` of a dense array
-of CuPy, PyTorch, ...): the start rows are drawn on the host from the same generator, the
-distances are the same products, and the new centres are the sums of one-hot products
-``onehot(labels_b)^T X_b`` block by block (the array API has no scatter-add).
+On an array-API namespace's device (a dense array of CuPy, PyTorch, ...) the start rows are
+drawn on the host from the same generator, the distances are the same products, and the new
+centres are sums of one-hot products ``onehot(labels_b)^T X_b`` block by block (the array
+API has no scatter-add).
 """
 
 from __future__ import annotations
@@ -107,10 +106,9 @@ def _assign(X, centers, block_bytes=_BLOCK_BYTES):
         z2 = squared_norms(centers, centers.dtype)
         minus_2zt, per_entry = np.ascontiguousarray(-2.0 * centers.T), itemsize
     step = max(1, int(block_bytes // (per_entry * max(m, 1))))
-    # at most block_bytes of distances a block, and on the host a block for every CPU: a
-    # small set (one block's worth of distances) would otherwise leave a core idle. The
-    # CPUs, not the threads in force: the same blocks, so the same distances and nearest
-    # centres, at any thread count (compute.max_threads).
+    # at most block_bytes of distances a block, and on the host at least a block for every
+    # CPU (not every thread in force: the same blocks, so the same nearest centres, at any
+    # thread count)
     blocks = row_slices(n, max(1 if device else max_threads(), -(-n // step)))
 
     def nearest(rows):
@@ -137,9 +135,7 @@ def _means(X, labels, dist, old, block_bytes=_BLOCK_BYTES):
     empty = np.flatnonzero(~full)
     take = np.empty(0, dtype=np.intp)
     if empty.size:
-        far = (dist + squared_norms(X, np.float64)).astype(np.float64)
-        far[counts[labels] == 1] = -np.inf  # a cluster's only row stays where it is
-        take = np.sort(np.argpartition(-far, min(empty.size, n) - 1)[:empty.size])
+        take = _farthest_rows(dist + squared_norms(X, np.float64), counts, labels, empty.size)
     if sp.issparse(old):
         return _sparse_means(S @ X, counts, old, X[take], empty)
     sums = _dense(S @ X, old.dtype)
@@ -187,11 +183,18 @@ def _device_means(X, labels, dist, old, block_bytes):
         return centers
     # relocated as in _means (rare: duplicate start rows), on the host
     far = to_numpy(dist).astype(np.float64) + to_numpy(xp.sum(X * X, axis=1)).astype(np.float64)
-    far[counts_host[to_numpy(labels)] == 1] = -np.inf
-    take = np.sort(np.argpartition(-far, min(empty.size, n) - 1)[:empty.size])
+    take = _farthest_rows(far, counts_host, to_numpy(labels), empty.size)
     host = to_numpy(centers).copy()
     host[empty[:take.size]] = to_numpy(xp.take(X, _on_device(xp, take, X), axis=0))
     return _on_device(xp, host, X)
+
+
+def _farthest_rows(far, counts, labels, k):
+    """Sorted indices of the (at most) k rows with the largest squared distance ``far`` to
+    their centre, never the only row of a cluster (which stays where it is)."""
+    far = np.array(far, dtype=np.float64)
+    far[counts[labels] == 1] = -np.inf
+    return np.sort(np.argpartition(-far, min(k, len(far)) - 1)[:k])
 
 
 def _device_of(a):

@@ -90,17 +90,14 @@ class KMeansBasis(BasisSelector):
 
     A few Lloyd iterations from random rows on at most ``subsample`` rows: the centres only
     need to cover the data, not to converge. With ``init='random'`` the iterations are the
-    package's own BLAS-3 loop (importing scikit-learn's
-    KMeans cost as much as a small fit), with 'k-means++' scikit-learn's ``KMeans``. The
-    start is random rows rather than k-means++ on purpose: k-means++ adds m sequential
-    distance passes, which cost more than the rest of a LowRankSVC fit, for the same test
+    package's own BLAS-3 loop, with 'k-means++' scikit-learn's ``KMeans``. Random rows are
+    the default start because k-means++ adds m sequential distance passes for the same test
     error after the Lloyd iterations.
 
     Parameters
     ----------
     max_iter : int, default=5
-        Lloyd iterations. Five gave the test error of ten (LowRankSVC) at half the
-        clustering time, a sizeable share of a small fit.
+        Lloyd iterations (the centres need not converge).
     subsample : int or None, default=20000
         Rows used for clustering (at least ``n_basis``); None uses all rows.
     init : {'random', 'k-means++'}, default='random'
@@ -145,7 +142,7 @@ class KMeansBasis(BasisSelector):
                                              _distance_bytes(kernel)))
         if n_basis >= X.shape[0]:  # as many clusters as rows: the rows are the centres
             return BasisResult(centers=X[rows], indices=rows)
-        if self.init == "random":  # our Lloyd loop: no sklearn.cluster import (_lloyd.py)
+        if self.init == "random":
             centers = lloyd(X[rows], n_basis, self.max_iter, rng,
                             _distance_bytes(kernel)).astype(X.dtype, copy=False)
         else:

@@ -1,22 +1,15 @@
 """LAPACK's Cholesky (``potrf``) and BLAS's ``syrk`` called without holding the GIL.
 
-Why. The one-vs-rest solvers factor one system per class, the classes side by side on the
-planned threads, each on one BLAS thread (:mod:`sparsekernel.compute`). SciPy's
-``scipy.linalg.lapack`` wrappers hold the GIL for the whole call, so two classes'
-factorizations would never overlap; NumPy's ``cholesky`` releases it but runs slower than
-LAPACK's own on one thread (NumPy's wheel has its own OpenBLAS build). SciPy exports its
-LAPACK to compiled code as ``scipy.linalg.cython_lapack`` (public API); calling that export
-through ``ctypes``, which releases the GIL around a foreign call, gives SciPy's speed with
-NumPy's concurrency (``benchmarks/bench_cholesky.py`` compares the routines).
+One-vs-rest solvers factor one system per class, side by side on the planned threads, each
+on one BLAS thread. SciPy's ``scipy.linalg.lapack`` wrappers hold the GIL for the whole
+call, so those factorizations would not overlap, and NumPy's ``cholesky`` is slower on one
+thread. SciPy's public ``scipy.linalg.cython_lapack`` export, called through ``ctypes``
+(which releases the GIL around a foreign call), gives both. When the export is missing or
+its C signature is not the one assumed here (an ILP64 build: :func:`signature_matches`),
+SciPy's public wrapper is used.
 
-Only on one BLAS thread: with more, two OpenBLAS builds called one after the other spin
-against each other, so :func:`~sparsekernel.compute.spd_cholesky` keeps NumPy's there.
-When the export is missing, or its C signature is not the one these calls assume (an ILP64
-build's 64-bit integers: :func:`signature_matches`), SciPy's public wrapper is used.
-
-:func:`syrk_lower` adds ``alpha G^T G`` to a Hessian's lower triangle in place, so that a
-one-vs-rest Newton step updates each class's kept Hessian by the rows that changed side with
-no m-square temporaries (NumPy's ``H += G.T @ G`` allocates and adds two).
+:func:`syrk_lower` adds ``alpha G^T G`` to a Hessian's lower triangle in place, with no
+m-square temporaries (``H += G.T @ G`` allocates two).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Products of a tall feature matrix, split by rows over the planned threads.
 
-The solvers on explicit features (``newton_ovr``, ``logistic``) run BLAS on one thread
-(:mod:`sparsekernel.compute`) and parallelize their n-row products here instead. The row
-slices are planned from the CPUs (:func:`split_rows`) and sums over them are added in slice
-order (:func:`imap_threads`), so every product is the same to the bit on any thread count.
+The row slices are planned from the CPUs (:func:`split_rows`) and sums over them are added
+in slice order (:func:`imap_threads`), so every product is the same to the bit on any
+thread count.
 """
 
 from __future__ import annotations
@@ -26,12 +25,9 @@ _SLICE_MIN_ROWS = 128
 
 def split_rows(n, work, width=1):
     """Row slices of an n-row product: one when the work is small, else one per CPU
-    (:func:`max_threads`), never per thread in force, so a sum over them added in their
-    order comes out the same on any thread count. Each slice is at least ``width`` rows
-    tall: a Gram sum over m columns (``width = m``) fills an m x m square per slice beyond
-    the first, which costs as much as m rows' products, so a sum of fewer than 2 m rows (a
-    Newton step's rows entering or leaving the active set) stays one slice. Every slice
-    has at least ``_SLICE_MIN_ROWS`` rows."""
+    (:func:`max_threads`, never the threads in force). Each slice has at least ``width``
+    rows (a Gram sum over m columns fills an m x m square per slice beyond the first, which
+    costs as much as m rows' products) and at least ``_SLICE_MIN_ROWS``."""
     parts = max_threads() if work >= _PARALLEL_MIN_WORK else 1
     return row_slices(n, max(1, min(parts, n // max(1, int(width)), n // _SLICE_MIN_ROWS)))
 
@@ -76,11 +72,9 @@ def rmatmul(F, V, n_threads, exact=False):
 
 def matmul(F, W, n_threads, exact=False):
     """F W (float64 out), row slices on the threads, in F's dtype (W rounded to it): each
-    entry is a sum of m products, whose float32 rounding stays near that of the stored
-    features (the sums over rows are :func:`rmatmul`'s). ``exact``: float32 rows taken in
-    float64 a cache-sized chunk at a time, for margins as exact as float64 features give
-    (a solver checking its convergence: float32 margins updated step after step drift by
-    their rounding)."""
+    entry sums only m products, so float32 rounding stays near the stored features'.
+    ``exact``: float32 rows taken in float64 a cache-sized chunk at a time, for margins as
+    exact as float64 features give (float32 margins updated step after step drift)."""
     if exact and F.dtype != np.float64:
         return _upcast_matmul(F, np.asarray(W, dtype=np.float64), n_threads)
     W = W.astype(F.dtype, copy=False)

@@ -1,26 +1,19 @@
 """One factorization policy for symmetric positive (semi-)definite systems.
 
-Every SPD solve in the package (the Newton system, the LS-SVM normal equations and bordered
-system, the expansion-vector Gram matrix of SLMC) factors through :func:`spd_cholesky`, so
-there is one jitter policy: try the matrix as given (plus an optional base jitter the caller
-asks for); while Cholesky fails, add ``jitter * mean(|diag A|)`` to the diagonal with
-``jitter`` growing 100-fold from 1e-12 up to 1e-4. Failures come from rounding at extreme
-``C`` or from (nearly) repeated basis points; past 1e-4 the matrix is not SPD in any useful
-sense and the error says so.
+Every SPD solve in the package factors through :func:`spd_cholesky`, so there is one jitter
+policy: try the matrix as given (plus an optional base jitter the caller asks for); while
+Cholesky fails, add ``jitter * mean(|diag A|)`` to the diagonal with ``jitter`` growing
+100-fold from 1e-12 up to 1e-4. Failures come from rounding at extreme ``C`` or from
+(nearly) repeated basis points; past 1e-4 the matrix is not SPD in any useful sense.
 
-The systems of a solver whose rows live on an array-API namespace's device (a GPU's) are
-formed there (:mod:`sparsekernel.solvers._rows`), and factored and solved there under the same
-policy: the namespace's ``cholesky``, a failure being its exception or a non-finite diagonal
-(CuPy returns NaN rather than raising), and triangular solves through PyTorch's or CuPy's
-own routine (a general solve elsewhere). The right-hand side and the solution stay on the
-host, where the solvers keep their iterates: only the square stays where it was formed.
+A system formed on an array-API namespace's device (a GPU's) is factored and solved there
+under the same policy: a failure is the namespace's exception or a non-finite diagonal
+(CuPy returns NaN rather than raising). Right-hand sides and solutions may stay on the host.
 
-Which routine: where the code in force holds BLAS to one thread (every fit's plan,
-:func:`~sparsekernel.compute.blas_limit`), LAPACK's ``potrf`` called without the GIL
-(:mod:`sparsekernel.compute._lapack`), so that systems side by side factor concurrently.
-Elsewhere NumPy's ``cholesky``: the row products around it run on NumPy's OpenBLAS, and a
-second OpenBLAS build called right after them on several threads spins against the first
-(``benchmarks/bench_cholesky.py`` compares the routines).
+On NumPy with BLAS held to one thread (every fit's plan), LAPACK's ``potrf`` is called
+without the GIL (:mod:`sparsekernel.compute._lapack`), so that systems side by side factor
+concurrently; elsewhere NumPy's ``cholesky``, since a second OpenBLAS build called on
+several threads right after NumPy's spins against it.
 """
 
 from __future__ import annotations
@@ -55,7 +48,7 @@ def spd_cholesky(A, jitter=0.0, overwrite=False):
     ----------
     A : ndarray of shape (p, p), or an array of an array-API namespace
         Symmetric matrix (only the lower triangle is read). A namespace's array is factored
-        on its device (module docstring).
+        on its device.
     jitter : float, default=0.0
         Relative jitter always added (e.g. 1e-10 to regularize a Gram matrix of basis points).
     overwrite : bool, default=False
@@ -84,23 +77,36 @@ def spd_cholesky(A, jitter=0.0, overwrite=False):
     if A.dtype not in (np.float32, np.float64):  # float32 systems stay float32 (mixed Newton)
         A = A.astype(np.float64)
     scale = max(float(np.abs(np.diagonal(A)).mean()) if A.size else 1.0, np.finfo(float).tiny)
+
+    def factor(j):
+        M = A if j == 0 else A + (j * scale) * np.eye(len(A), dtype=A.dtype)
+        try:
+            L = _cholesky(M, overwrite and j == 0)
+        except np.linalg.LinAlgError:
+            return None
+        return finite_factor(L, A)
+
+    return _with_jitter(factor, jitter, scale, lambda: np.isfinite(A).all(), A)
+
+
+def _with_jitter(factor, jitter, scale, finite, A):
+    """``(factor(j), j)`` for the first relative jitter j, from ``jitter``, at which
+    ``factor(j)`` (the factor of ``A + j * scale * I``, None on failure) succeeds; after a
+    failure, ``finite()`` says whether A holds only finite values (else no jitter helps)."""
     j = float(jitter)
     while True:
-        try:
-            M = A if j == 0 else A + (j * scale) * np.eye(len(A), dtype=A.dtype)
-            return finite_factor(_cholesky(M, overwrite and j == 0), A), j
-        except np.linalg.LinAlgError:
-            if not np.isfinite(scale) or not np.isfinite(A).all():  # no jitter will help
-                raise NonFiniteError(_non_finite_message(A)) from None
-            if j >= JITTER_STOP:
-                raise np.linalg.LinAlgError(_not_spd_message(len(A), j)) from None
-            j = max(j * 100.0, JITTER_START)
-
-
-def _not_spd_message(p, j):
-    return (f"A {p}x{p} system is not positive definite even with a relative jitter of "
-            f"{j:g}; check for NaN or infinite values, a kernel that is not positive "
-            "semi-definite, or repeated basis points.")
+        L = factor(j)
+        if L is not None:
+            return L, j
+        if not np.isfinite(scale) or not finite():
+            raise NonFiniteError(_non_finite_message(A))
+        if j >= JITTER_STOP:
+            p = int(A.shape[0])
+            raise np.linalg.LinAlgError(
+                f"A {p}x{p} system is not positive definite even with a relative jitter of "
+                f"{j:g}; check for NaN or infinite values, a kernel that is not positive "
+                "semi-definite, or repeated basis points.")
+        j = max(j * 100.0, JITTER_START)
 
 
 def _cholesky_on(xp, A, jitter):
@@ -109,20 +115,15 @@ def _cholesky_on(xp, A, jitter):
     S = symmetric_from_lower(A)  # (a namespace's cholesky need not read one triangle only)
     scale = float(xp.mean(xp.abs(xp.linalg.diagonal(S)))) if p else 1.0
     scale = max(scale, np.finfo(float).tiny)
-    j = float(jitter)
-    while True:
+
+    def factor(j):
         try:
             L = xp.linalg.cholesky(S if j == 0 else add_to_diagonal(S, j * scale, copy=True))
-            factored = bool(xp.all(xp.isfinite(xp.linalg.diagonal(L))))
         except _linalg_errors(xp):
-            factored = False
-        if factored:
-            return L, j
-        if not np.isfinite(scale) or not bool(xp.all(xp.isfinite(S))):
-            raise NonFiniteError(_non_finite_message(A))
-        if j >= JITTER_STOP:
-            raise np.linalg.LinAlgError(_not_spd_message(p, j))
-        j = max(j * 100.0, JITTER_START)
+            return None
+        return L if bool(xp.all(xp.isfinite(xp.linalg.diagonal(L)))) else None
+
+    return _with_jitter(factor, jitter, scale, lambda: bool(xp.all(xp.isfinite(S))), A)
 
 
 def _linalg_errors(xp):
@@ -193,7 +194,8 @@ def _triangular_solve(xp, L, B, transpose):
 
 
 def _cholesky(M, overwrite=False):
-    """Lower Cholesky factor of M (its lower triangle read), C-ordered (module docstring)."""
+    """Lower Cholesky factor of M (its lower triangle read), C-ordered: LAPACK's without
+    the GIL on one BLAS thread, else NumPy's (module docstring)."""
     if blas_limit() != 1:
         return np.linalg.cholesky(M)
     L, info = potrf_lower(M, overwrite)
@@ -227,13 +229,11 @@ def pivoted_cholesky_on(K, tol, block=PIVOT_BLOCK):
     namespace, on its device: the greedy rule of LAPACK's ``pstrf``.
 
     Each step takes the largest remaining diagonal entry of the Schur complement as the
-    pivot, and stops when it is at or below ``tol`` (or NaN). Ties go as in ``pstrf``,
-    which swaps each pivot into place: to the first in the order those swaps leave (so
-    that equal diagonals, e.g. of distant landmarks of an RBF kernel, give LAPACK's
-    landmarks in LAPACK's order). The pivots of one block are
+    pivot, and stops when it is at or below ``tol`` (or NaN). Ties go as in ``pstrf``, to
+    the first in the order its pivot swaps leave, so equal diagonals (distant landmarks of
+    an RBF kernel) give LAPACK's landmarks in LAPACK's order. The pivots of one block are
     found with matrix-vector corrections by the block's own columns, then the whole matrix
-    is updated by one product with the block (BLAS-3, as ``pstrf``'s ``syrk``): a host
-    round trip per pivot (its index and value), a product per block.
+    is updated by one product with the block (BLAS-3, as ``pstrf``'s ``syrk``).
 
     Parameters
     ----------
@@ -335,9 +335,8 @@ def pivoted_cholesky(K, tol):
 def symmetric_eigh(K, driver="evd"):
     """Eigenvalues (descending) and eigenvectors of the symmetric part of K, where K is.
 
-    On NumPy by SciPy's ``eigh`` with LAPACK's ``driver`` (divide and conquer by default;
-    None: SciPy's default) on one thread (its eigensolvers synchronize often, and on a busy
-    machine BLAS threads spin against other processes); on a namespace's device by its
+    On NumPy by SciPy's ``eigh`` with LAPACK's ``driver`` (None: SciPy's default) on one
+    BLAS thread (its eigensolvers synchronize often); on a namespace's device by its
     ``eigh``.
     """
     K = 0.5 * (K + K.T)  # exact symmetry
@@ -351,9 +350,9 @@ def symmetric_eigh(K, driver="evd"):
 
 
 def triangular_inverse(L):
-    """The inverse of a lower-triangular L (its lower triangle read), where L is: lower
-    triangular, its upper triangle exactly zero. On NumPy by LAPACK's ``trtri`` (a third of
-    the flops of a solve against the identity), in place when L is Fortran-ordered."""
+    """The inverse of a lower-triangular L (its lower triangle read), where L is, its upper
+    triangle exactly zero. On NumPy by LAPACK's ``trtri``, in place when L is
+    Fortran-ordered."""
     if isinstance(L, np.ndarray):
         L_inv, info = dtrtri(L, lower=1, overwrite_c=1)
         if info != 0:  # a zero pivot: pstrf stops before one

@@ -1,17 +1,13 @@
 """Threads are planned like memory: the library decides them, once, from what it may use.
 
-Two rules:
-
-* Dense work on an m x m system with m up to a few thousand (Cholesky, triangular solves,
-  ``syrk`` on the rows of one sub-problem) runs faster on one BLAS thread than on several:
-  OpenBLAS's threads spin between short calls and, when another process holds a core, spin
-  against it. Independent sub-problems (the classes of one-vs-rest) therefore run side by
-  side on Python threads that each call one-thread BLAS (NumPy and SciPy release the GIL
-  in BLAS), and n-row products are split by rows the same way.
+* Dense work on an m x m system with m up to a few thousand runs better on one BLAS thread:
+  OpenBLAS's threads spin between short calls, and against other processes. Independent
+  sub-problems (the classes of one-vs-rest) therefore run side by side on Python threads
+  that each call one-thread BLAS (which releases the GIL), and n-row products are split by
+  rows the same way.
 * The thread budget is what the process may use *now*: the CPUs of its affinity mask,
-  capped by the BLAS limit already in force. joblib's workers (``n_jobs`` in GridSearchCV),
-  Dask workers and a caller's ``threadpool_limits`` all lower that limit, so a fit nested
-  inside them never oversubscribes the cores.
+  capped by the BLAS limit in force (joblib's or Dask's workers, a caller's
+  ``threadpool_limits``), so a fit nested inside them never oversubscribes the cores.
 """
 
 from __future__ import annotations
@@ -31,8 +27,7 @@ _CONTROLLER = []
 #: The thread count planned by the outermost fit or predict of this context (None outside).
 _PLANNED = contextvars.ContextVar("sparsekernel_planned_threads", default=None)
 #: The BLAS thread limit of the innermost :func:`blas_threads` of this context (None
-#: outside one). Context-local like the plan, and carried onto the pool's threads with the
-#: work (:func:`_run_shared`), so the code that set a limit and the work it hands out see it.
+#: outside one), carried onto the pool's threads with the work (:func:`_run_shared`).
 _BLAS_LIMIT = contextvars.ContextVar("sparsekernel_blas_limit", default=None)
 #: Size of a lone SPD system (one with no other to factor beside it) from which it is
 #: factored and solved on every planned thread through BLAS's own threads
@@ -61,15 +56,10 @@ def max_threads():
     """The most threads a plan of this process can give: its CPUs, the bound of
     :func:`thread_budget` whatever BLAS limit is in force.
 
-    Work is *partitioned* from this, never from the plan in force (:func:`planned_threads`,
-    which only says how many threads take the pieces): kernel row blocks, k-means blocks,
-    the row slices of products and the memory plans' shares then come out the same at any
-    thread count, and so does the rounding of every piece (a BLAS product's last bits
-    depend on the shape it is given). A fixed ``random_state`` thus gives the same model on
-    one thread or on all of them (to the bit, but for the factorizations on BLAS's threads
-    of :func:`split_threads`), which a greedy or discontinuous step (an argmax, a pivot, a
-    reduced-set selection) would otherwise turn from a rounding difference into another
-    model.
+    Work is *partitioned* from this, never from the plan in force (:func:`planned_threads`
+    only says how many threads take the pieces), so the pieces and their rounding are the
+    same at any thread count: a greedy step (an argmax, a pivot, a reduced-set selection)
+    would otherwise turn a rounding difference into another model.
     """
     return _cpu_count()
 
@@ -137,9 +127,7 @@ def split_threads(n_tasks, threads, size=0):
     another (``side = 1``), each with every thread for its row products (``inner``) and,
     from LONE_SOLVE_MIN unknowns, for its factorization through BLAS's threads (``blas``);
     a pool thread cannot hand out work again, so a system side by side never gets more
-    than one. On 2 cores the two differ only for a lone system; on 16 or 64 cores a
-    problem with fewer classes than cores runs its classes one after another, each with
-    its row products on every core.
+    than one.
     """
     threads = max(1, int(threads))
     if n_tasks >= threads:
@@ -151,11 +139,9 @@ def map_threads(fn, items, n_threads=None):
     """``[fn(item) for item in items]`` on up to ``n_threads`` threads of one-thread BLAS.
 
     ``n_threads`` defaults to :func:`planned_threads`. The calling thread takes part and the
-    others come from one pool kept for the process (:func:`_pool`): the solvers call this
-    hundreds of times per fit on products of a few milliseconds, where starting threads
-    for each call would cost as much as the product. Items are dealt round-robin
-    (:func:`_run_shared`). A call from inside a pool thread runs serially (nested
-    parallelism would only oversubscribe the cores it already uses). Exceptions
+    others come from one pool kept for the process (:func:`_pool`), since starting threads
+    per call would cost as much as a short product. Items are dealt round-robin
+    (:func:`_run_shared`). A call from inside a pool thread runs serially. Exceptions
     (KeyboardInterrupt included) propagate from the first failing item once the other
     threads have stopped taking items; results keep the order of ``items``.
     """
@@ -188,10 +174,8 @@ def map_balanced(fn, items, costs, n_threads=None):
     """:func:`map_threads` for items of unequal cost: the costliest first, each to whichever
     thread is free (longest-processing-time-first: the last items to finish are small).
 
-    A fixed round-robin share of one-vs-rest classes whose systems differ in size would
-    leave threads idle at the end of each Newton iteration. The items run through
-    :func:`drain_queue` (pool threads only, the caller waiting); results keep the order of
-    ``items``.
+    The items run through :func:`drain_queue` (pool threads only, the caller waiting);
+    results keep the order of ``items``.
     """
     items = list(items)
     n_threads = planned_threads() if n_threads is None else n_threads

@@ -1,7 +1,7 @@
 """Turn parameter and attribute values into JSON plus named arrays (``{key: ndarray}``), and back.
 
 Every JSON object in the tree is a tagged node (see the format description in
-:mod:`sparsekernel.io`), so plain dicts from a file are never taken for values.
+docs/user_guide/model_files.md), so plain dicts from a file are never taken for values.
 """
 
 from __future__ import annotations

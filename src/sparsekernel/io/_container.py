@@ -27,7 +27,7 @@ __all__ = ["DEFAULT_MAX_BYTES", "MAX_JSON_DEPTH", "MAX_JSON_VALUES", "MAX_METADA
            "open_archive", "read_array", "read_metadata", "zip_directory"]
 
 METADATA = "metadata.json"
-#: The object graph of a file in the ``"skops"`` container (see :mod:`sparsekernel.io`).
+#: The object graph of a file in the ``"skops"`` container (docs/user_guide/model_files.md).
 SCHEMA = "schema.json"
 #: Default cap on the decompressed size of a whole model file (``load(max_bytes=...)``).
 DEFAULT_MAX_BYTES = 4 * 2**30

@@ -3,8 +3,8 @@
 Scikit-learn objects predict from private state (``SVC``'s ``_dual_coef_``,
 ``OneHotEncoder``'s ``_n_features_outs``, ...), which parameters and public fitted attributes
 cannot rebuild; skops, the maintained no-pickle format for scikit-learn objects, stores it.
-We wrap skops with the checks listed under "Safety" in :mod:`sparsekernel.io`, before skops
-reads anything and on the loaded object.
+We wrap skops with the checks listed under "Safety" in docs/user_guide/model_files.md,
+before skops reads anything and on the loaded object.
 
 Both containers hold the same sparsekernel estimators: :func:`stored_form` writes each as
 the native layout does (parameters, transient ones at their defaults, and public fitted

@@ -52,7 +52,7 @@ def save(model, path):
     ----------
     model : estimator
         An instance of an estimator class exported by ``sparsekernel`` (``__all__``), or a
-        composite model of the allowed scikit-learn classes (see :mod:`sparsekernel.io`).
+        composite model of the allowed scikit-learn classes (:doc:`/user_guide/model_files`).
     path : str or path-like
         Destination file, conventionally with the ``.skm`` extension. It is replaced only
         once the whole model has been written.
@@ -184,8 +184,8 @@ def load(path, *, max_bytes=DEFAULT_MAX_BYTES):
     """Read an estimator written by :func:`save`, treating the file as untrusted.
 
     Loading never executes code from the file, and checks the whole model before returning
-    it (see "Safety" in :mod:`sparsekernel.io`): sizes before decompressing or allocating,
-    every member, and the fitted state against what the class's ``fit`` produces.
+    it (:doc:`/user_guide/model_files`): sizes before decompressing or allocating, every
+    member, and the fitted state against what the class's ``fit`` produces.
 
     Parameters
     ----------
