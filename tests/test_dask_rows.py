@@ -51,43 +51,66 @@ def client():
 
 @pytest.mark.parametrize("store", [True, False], ids=["stored", "recomputed"])
 def test_the_dask_provider_gives_the_array_providers_sums(client, rng, store):
-    """Every member over uneven chunks (one of a single row) equals the in-memory
-    provider's, features kept on the workers or recomputed by every task: margins, the
-    gradient with its Gram requests (added and removed rows, float64 and float32
-    products), a Gram sum alone, rows taken in any order, a chunk-wise reduction, and every
-    stride-th row as a provider of its own (sliced on the workers)."""
+    """Over uneven chunks (one of a single row), features kept on the workers or recomputed
+    by every task, the solver's per-row state beside the chunks answers as the in-memory
+    one: margins from iterates with the gradient at zero, a test with its Gram requests
+    (float64 and float32 products), a Gram sum alone (and a kept Hessian's update by the
+    rows that changed side), the line search's terms, the step, the loss; and rows taken
+    in any order, a chunk-wise reduction, and every stride-th row as a provider of its own
+    (sliced on the workers), with its state."""
+    from sparsekernel.solvers.newton_ovr import HingeRows
+
     X = rng.normal(size=(203, 6))
     Xd = da.from_array(X, chunks=((60, 1, 80, 62), (6,)))
     rows = DaskRows(client, row_chunks(Xd), np.tanh, 6, np.float64, store)
     ref = ArrayRows(np.tanh(X), threads=1)
     assert rows.shape == ref.shape == (203, 6)
-    W = rng.normal(size=(6, 3))
-    np.testing.assert_allclose(rows.margins(W), ref.margins(W), rtol=1e-13)
-    V, w = rng.normal(size=(203, 3)), rng.uniform(0.5, 2.0, 203)
-    plus, minus = np.flatnonzero(rng.random(203) < 0.5), np.flatnonzero(rng.random(203) < 0.2)
+    Y = np.where(rng.random((203, 2)) < 0.5, 1.0, -1.0)
+    w = rng.uniform(0.5, 2.0, 203)
+    state, ref_state = rows.state(HingeRows, Y, w), ref.state(HingeRows, Y, w)
+
+    def same(op, *args, tol=1e-12):
+        got, want = state(op, *args), ref_state(op, *args)
+        for a, b in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,), strict=True):
+            if isinstance(a, list):  # (the squares of a test's Gram requests)
+                for x, y in zip(a, b, strict=True):
+                    np.testing.assert_allclose(np.tril(x), np.tril(y), rtol=tol, atol=tol)
+            else:
+                np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+        return got
+
+    Z = 0.3 * rng.normal(size=(7, 2))
+    same("refresh", Z, False, 2.0)  # margins, and the gradient at zero
+    both = np.array([0, 1])
     for dtype in (np.float64, np.float32):
-        H, H_ref = np.eye(7), np.eye(7)
-        requests = [(H, w, plus, 1.0, None, dtype), (H, w, minus, -1.0, None, dtype)]
-        grad = rows.gradient(V, requests)
-        ref_grad = ref.gradient(V, [(H_ref, *r[1:]) for r in requests])
-        np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-12)
-        tol = 1e-12 if dtype == np.float64 else 1e-5
-        np.testing.assert_allclose(np.tril(H), np.tril(H_ref), rtol=tol, atol=tol)
-    H, H_ref = np.zeros((7, 7)), np.zeros((7, 7))
-    rows.add_gram(H, w, plus[plus > 140], 1.0)  # rows of the last chunk only
-    ref.add_gram(H_ref, w, plus[plus > 140], 1.0)
+        same("test", both, 2.0, [-1, -1], False, [(0, None, dtype), (1, None, dtype)],
+             tol=1e-12 if dtype == np.float64 else 1e-5)
+    H, H_ref = state.gram(np.eye(7), 1, None, 2.0), ref_state.gram(np.eye(7), 1, None, 2.0)
     np.testing.assert_allclose(np.tril(H), np.tril(H_ref), rtol=1e-12, atol=1e-12)
+    keep = ([0], [0])  # problem 0 keeps a Hessian summed over its present active rows
+    D = 0.2 * rng.normal(size=(7, 2))
+    same("direction", D, 2.0, keep)
+    same("line", np.array([[0.5, 2.0]]), np.array([[1.0, np.nan]]), 2.0)
+    same("advance", np.array([0.7, 1.3]))
+    same("test", both, 2.0, [0, -1], False, [])
+    H, H_ref = state.gram(H.copy(), 0, 0, 2.0), ref_state.gram(H_ref.copy(), 0, 0, 2.0)
+    np.testing.assert_allclose(np.tril(H), np.tril(H_ref), rtol=1e-12, atol=1e-12)
+    same("loss", 2.0)
     picked = np.array([202, 0, 60, 61, 5, 150])
     np.testing.assert_array_equal(rows.take(picked), np.tanh(X)[picked])
     total = rows.reduce(_column_sums, np.add, w)
     np.testing.assert_allclose(total, w @ np.tanh(X), rtol=1e-12)
     for stride in (1, 7, 61):
-        sub, sub_ref = rows.every(stride), ref.every(stride)
+        sub, sub_ref = state.every(stride), ref_state.every(stride)
         assert sub.shape == sub_ref.shape == (len(range(0, 203, stride)), 6)
-        np.testing.assert_allclose(sub.margins(W), sub_ref.margins(W), rtol=1e-13)
-        np.testing.assert_array_equal(sub.take([0, sub.shape[0] - 1]),
+        np.testing.assert_allclose(sub("refresh", Z, False, 2.0),
+                                   sub_ref("refresh", Z, False, 2.0), rtol=1e-12)
+        np.testing.assert_allclose(sub("loss", 2.0), sub_ref("loss", 2.0), rtol=1e-12)
+        np.testing.assert_array_equal(sub.rows.take([0, sub.shape[0] - 1]),
                                       np.tanh(X)[[0, (sub.shape[0] - 1) * stride]])
         sub.close()
+    state.close()
     rows.close()
 
 
@@ -128,18 +151,15 @@ def _nbytes(value):
 @pytest.mark.parametrize("class_weight", ["balanced", {0: 3.0}])
 def test_newton_on_a_cluster_keeps_every_per_row_value_on_the_workers(client, monkeypatch,
                                                                       class_weight):
-    """Labels, weights and the solver's per-row state stay with the chunks: the fit never
-    calls the provider's per-row members (margins, gradient, add_gram: n x k values each
-    way), the largest result it gathers is the same at n and 4n rows (a gradient and k
+    """Labels, weights and the solver's per-row state stay with the chunks: the provider
+    has no per-row members (margins, gradient, add_gram: n x k values each way), the
+    largest result it gathers is the same at n and 4n rows (a gradient and k
     (m + 1)^2 squares at most), class weights come from a reduction over the chunks, and
     the model is the in-memory one."""
     from sparsekernel.distributed import _rows
 
-    def refuse(*args, **kwargs):
-        raise AssertionError("a per-row member was called")
-
-    for member in ("margins", "gradient", "add_gram"):
-        monkeypatch.setattr(DaskRows, member, refuse)
+    # (the provider has no per-row members: n x k values cannot cross)
+    assert not any(hasattr(DaskRows, member) for member in ("margins", "gradient", "add_gram"))
     largest, gather = [], _rows.gather
 
     def recording(client, futures, what):
@@ -165,17 +185,13 @@ def test_newton_on_a_cluster_keeps_every_per_row_value_on_the_workers(client, mo
 
 
 @pytest.mark.parametrize("Estimator", [ReducedSVC, ReducedSVR])
-def test_reduced_svm_on_a_dask_array_is_the_in_memory_model(client, monkeypatch, Estimator,
-                                                            rng):
+def test_reduced_svm_on_a_dask_array_is_the_in_memory_model(client, Estimator, rng):
     """ReducedSVC and ReducedSVR (newton_ovr, the squared hinge or the exact
-    epsilon-insensitive loss) on K(X_p, Z) kept on the workers, with their per-row state
-    (no per-row member of the provider is called): the in-memory model, for the same
+    epsilon-insensitive loss) on K(X_p, Z) kept on the workers, with their per-row state:
+    the in-memory model, for the same
     basis and gamma."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("a per-row member was called")
-
-    for member in ("margins", "gradient", "add_gram"):
-        monkeypatch.setattr(DaskRows, member, refuse)
+    # (the provider has no per-row members: n x k values cannot cross)
+    assert not any(hasattr(DaskRows, member) for member in ("margins", "gradient", "add_gram"))
     X, y = make_classification(n_samples=900, n_features=6, n_classes=3, n_informative=4,
                                random_state=7)
     if Estimator is ReducedSVR:
@@ -580,18 +596,22 @@ def _unaligned(a):
 
 
 def test_chunks_received_unaligned_give_the_same_sums(rng):
-    """A chunk (or V) that arrives unaligned is multiplied as the aligned one is, to the
-    last bit: where a chunk travelled does not change the model."""
+    """A chunk (or the state's targets and an iterate) that arrives unaligned is
+    multiplied as the aligned one is, to the last bit: where a chunk travelled does not
+    change the model."""
     from sparsekernel.distributed import _rows
+    from sparsekernel.solvers.newton_ovr import HingeRows
 
     F = rng.normal(size=(3000, 40)).astype(np.float32)
-    V, w = rng.normal(size=(3000, 2)), rng.uniform(size=3000)
-    request = [(w, np.arange(0, 3000, 3), 1.0, np.float32)]
-    grad, (H,) = _rows._pass(F, None, V, request)
-    grad_u, (H_u,) = _rows._pass(_unaligned(F), None, _unaligned(V),
-                                 [(_unaligned(w), *request[0][1:])])
-    np.testing.assert_array_equal(grad_u, grad)
-    np.testing.assert_array_equal(H_u, H)
-    W = rng.normal(size=(40, 3))
-    np.testing.assert_array_equal(_rows._margins(_unaligned(F), None, _unaligned(W)),
-                                  _rows._margins(F, None, W))
+    Y = np.where(rng.random((3000, 2)) < 0.5, 1.0, -1.0)
+    Z = rng.normal(size=(41, 2))
+    results = []
+    for chunk, targets, iterate in ((F, Y, Z), (_unaligned(F), _unaligned(Y), _unaligned(Z))):
+        state = _rows._new_state(targets, None, HingeRows)
+        state = _rows._state_op(chunk, state, None, "refresh", (iterate, False, 3.0), True, 40)
+        state = _rows._state_op(chunk, state, None, "test",
+                                (np.array([0, 1]), 3.0, [-1, -1], False,
+                                 [(0, None, np.float32)]), True, 40)
+        results.append((state.f, state.result[0], state.result[2][0]))
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -21,10 +21,9 @@ additions on the workers), so what crosses the network per call is
   closed-form model's moments).
 
 Never a row of X, of F or of the per-row state otherwise: the client holds O(m^2 k) of
-the solver and the landmark sample, whatever n is. The members ``margins``,
-``gradient`` and ``add_gram`` (n x k values each way) complete the provider interface for
-a solver that keeps its per-row state itself; the library's solvers keep theirs on the
-workers.
+the solver and the landmark sample, whatever n is. (A chunk's own rows, an
+:class:`~sparsekernel.solvers._rows.ArrayRows` on its worker, give its state the per-row
+products: nothing of size n crosses the network.)
 
 Every function that runs on a worker is module-level and works on one chunk with one
 thread (``ArrayRows(F_p, threads=1)``): a worker runs as many chunk tasks at once as it has
@@ -394,35 +393,6 @@ class DaskRows:
         return [slice(int(a), int(b)) for a, b in zip(self.offsets[:-1], self.offsets[1:],
                                                       strict=True)]
 
-    def margins(self, W, exact=False):
-        W = np.asarray(W, dtype=np.float64)  # (m x k: sent with each task)
-        parts = self._gather(self.client.map(_margins, self.F, fmap=self._fmap, W=W,
-                                             exact=exact, pure=False))
-        return np.concatenate(parts, axis=0)
-
-    def gradient(self, V, grams=(), exact=False):
-        V = np.asarray(V, dtype=np.float64)
-        requests = list(grams)
-        tasks = [self.client.submit(_pass, F, self._fmap, V[s], _local(requests, s),
-                                    exact, pure=False)
-                 for F, s in zip(self.F, self._slices(), strict=True)]
-        grad, squares = self._sum(tasks)
-        for (H, *_), square in zip(requests, squares, strict=True):
-            H += square
-        grad = np.vstack([grad, V.sum(axis=0)])
-        return grad
-
-    def add_gram(self, H, weights, rows, sign=1.0, threads=None, dtype=None):
-        if len(rows):
-            request = [(H, weights, rows, sign, threads, dtype)]
-            tasks = [self.client.submit(_pass, F, self._fmap, None, _local(request, s),
-                                        pure=False)
-                     for F, s in zip(self.F, self._slices(), strict=True)
-                     if _any_in(rows, s)]
-            if tasks:
-                H += self._sum(tasks)[1][0]
-        return H
-
     def every(self, stride):
         """The rows 0, stride, 2 stride, ... as a provider on the same workers: each
         chunk's share sliced where the chunk is (stored features, or the X rows to
@@ -576,22 +546,6 @@ class DaskState:
             self.rows.close()
 
 
-def _any_in(rows, s):
-    lo, hi = np.searchsorted(rows, [s.start, s.stop])
-    return hi > lo
-
-
-def _local(requests, s):
-    """Each Gram request restricted to the chunk ``s``: (weights, local rows, sign, dtype)."""
-    out = []
-    for _, weights, rows, sign, _, dtype in requests:
-        rows = np.asarray(rows)
-        lo, hi = np.searchsorted(rows, [s.start, s.stop])
-        local = rows[lo:hi] - s.start
-        out.append((np.asarray(weights[s], dtype=np.float64), local, sign, dtype))
-    return out
-
-
 # ---------------------------------------------------------------- on the workers
 def _identity(value):
     return value
@@ -615,23 +569,6 @@ def _features(X_chunk, fmap):
     """A chunk's features; ``fmap`` None: the chunk is its stored features."""
     X_chunk = _aligned(X_chunk)
     return X_chunk if fmap is None else np.ascontiguousarray(fmap(X_chunk))
-
-
-def _margins(F, fmap, W, exact=False):
-    return ArrayRows(_features(F, fmap), threads=1).margins(_aligned(W), exact)
-
-
-def _pass(F, fmap, V, requests, exact=False):
-    """One chunk's part of ``F^T V`` (None without V) and of each Gram request."""
-    F = _features(F, fmap)
-    rows = ArrayRows(F, threads=1)
-    grad = None if V is None else rows.gradient(_aligned(V), exact=exact)[:-1]
-    squares = []
-    for weights, local, sign, dtype in requests:
-        H = np.zeros((F.shape[1] + 1,) * 2)
-        rows.add_gram(H, _aligned(weights), local, sign, 1, dtype)
-        squares.append(H)
-    return grad, squares
 
 
 def _new_state(Y, s, cls):

@@ -1,7 +1,10 @@
 """Where a solver's rows live: one narrow interface, one provider per place.
 
-A Newton solver on explicit features (rows f_i in R^m, targets and weights per row) needs
-only these things of its rows, and sees them only through a provider:
+A Newton solver on explicit features (rows f_i in R^m, targets and weights per row) sees
+its rows only through a provider: ``shape``, ``dtype``, ``square``, ``every``, ``take`` and
+``state`` (:data:`PROVIDER_MEMBERS`), its per-row state kept beside the rows. The state's
+methods in turn read the rows of their part through these members (rows in this process
+have all of them; a cluster's rows are such a provider per chunk, on its worker):
 
 ``shape``, ``dtype``
     n and m, and the features' precision.
@@ -44,9 +47,10 @@ Providers here: :class:`ArrayRows`, a stored dense array whose products are spli
 over the planned threads, and :class:`BlockRows`, row blocks read one at a time (a stored
 array or CSR matrix in blocks, or features recomputed from a kernel block by block: the
 row-block protocol of :mod:`._blocks`), and :class:`NamespaceRows`, a device's array (an
-array-API namespace's). Rows on a Dask cluster's partitions are a fourth class with the
-same members: each reduction above is a sum over row sets, so a provider may compute the
-parts where its rows are and add them. :func:`as_rows` picks the provider.
+array-API namespace's). Rows on a Dask cluster's partitions are a fourth provider
+(``sparsekernel.distributed._rows.DaskRows``): each reduction above is a sum over row sets,
+so its state computes the parts where the chunks are and adds them, and the per-row members
+are those of each chunk's rows on its worker. :func:`as_rows` picks the provider.
 """
 
 from __future__ import annotations
@@ -71,8 +75,8 @@ __all__ = ["PROVIDER_MEMBERS", "ArrayRows", "BlockRows", "LocalState", "Namespac
            "as_rows", "host_square", "is_provider"]
 
 
-#: What makes an object a provider (besides ``shape`` and ``dtype``).
-PROVIDER_MEMBERS = ("margins", "gradient", "add_gram", "take", "every", "square", "state")
+#: What makes an object a provider for a solver (besides ``shape`` and ``dtype``).
+PROVIDER_MEMBERS = ("take", "every", "square", "state")
 
 
 class LocalState:
