@@ -464,15 +464,15 @@ class DaskRows:
     def _gather(self, futures):
         return gather(self.client, futures, self.what)
 
-    def _sum(self, tasks, add=None, first=None):
-        """The elementwise sum of the tasks' results (``add``, default :func:`_add`;
-        ``first`` for the tree's first level, which reads the tasks' results), added up on
-        the workers in a tree; gathered once."""
+    def _sum(self, tasks, first=None):
+        """The elementwise sum of the tasks' results (:func:`_plus`; ``first`` for the
+        tree's first level, which reads the tasks' results), added up on the workers in a
+        tree; gathered once."""
         if first is not None:
             tasks = [self.client.submit(first, *tasks[i:i + _FAN_IN], pure=False)
                      for i in range(0, len(tasks), _FAN_IN)]
         while len(tasks) > 1:
-            tasks = [self.client.submit(add or _add, *tasks[i:i + _FAN_IN], pure=False)
+            tasks = [self.client.submit(_plus, *tasks[i:i + _FAN_IN], pure=False)
                      for i in range(0, len(tasks), _FAN_IN)]
         return self._gather(tasks)[0]
 
@@ -515,14 +515,14 @@ class DaskState:
     def __call__(self, op, *args):
         rows = self.rows
         if op not in self.updates:
-            return rows._sum(self._map(op, args), _plus)
+            return rows._sum(self._map(op, args))
         self.parts = self._map(op, args, update=True)  # (the previous states: released)
-        return rows._sum(self.parts, _plus, _plus_results)
+        return rows._sum(self.parts, _plus_results)
 
     def gram(self, H, col, j, C, threads=None, dtype=None):
         """``H +=`` the chunks' (m + 1)^2 squares of the op ``gram``, each summed on its
         worker's one thread."""
-        H += self.rows._sum(self._map("gram", (None, col, j, C, 1, dtype)), _plus)
+        H += self.rows._sum(self._map("gram", (None, col, j, C, 1, dtype)))
         return H
 
     def take(self, *args):
@@ -676,9 +676,3 @@ def _plus(*parts):
         return type(parts[0])(_plus(*column) for column in zip(*parts, strict=True))
     return sum(parts[1:], parts[0].copy()) if parts else None
 
-
-def _add(*parts):
-    grads = [g for g, _ in parts if g is not None]
-    grad = sum(grads[1:], grads[0].copy()) if grads else None
-    squares = [sum(s[1:], s[0].copy()) for s in zip(*(q for _, q in parts), strict=True)]
-    return grad, squares

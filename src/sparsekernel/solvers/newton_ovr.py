@@ -199,20 +199,20 @@ class HingeRows:
         """The state of rows start, start + stride, ... (their targets and weights)."""
         return HingeRows(self.Y[start::stride], self.s[start::stride])
 
-    def refresh(self, F, Z, exact=False, C=None):
-        """Margins from the iterates Z ((m + 1) x k); with ``C``, in the same pass over the
-        rows, the loss part of the gradients at zero, ``[F 1]^T (-C s Y)`` (a warm start's
-        stopping scale)."""
+    def refresh(self, F, Z, exact=False):
+        """Margins from the iterates Z ((m + 1) x k)."""
         m = F.shape[1]
         self.f = F.margins(Z[:m], exact) + Z[m]
-        if C is not None:
-            return F.gradient(self._residuals(self.Y, np.zeros_like(self.f), C)[1])
 
-    def test(self, F, todo, C, kept, exact=False, grams=()):
+    def test(self, F, todo, C, kept, exact=False, grams=(), Z=None):
         """The loss part of problems ``todo``'s gradients, their :meth:`counts` (with
         ``kept``) and the squares of :meth:`gram` asked in ``grams`` ((col, j, dtype)
         each: a pass over the rows that computes their features once for all); keeps the
-        residuals."""
+        residuals. With iterates ``Z``, the margins are first moved there and the loss
+        part of every problem's gradient at zero is returned too (else None): a started
+        solve's first test is one pass with its :meth:`refresh`."""
+        if Z is not None:
+            self.f = F.margins(Z[:F.shape[1]], exact) + Z[F.shape[1]]
         R, V = self._residuals(self.Y[:, todo], self.f[:, todo], C)
         self.todo, self.R = todo, R
         squares, requests = [], []
@@ -220,7 +220,11 @@ class HingeRows:
             H, asked = self._grams(F, None, col, j, C, None, dtype)
             squares.append(H)
             requests += asked
-        return F.gradient(V, requests, exact), self.counts(kept), squares
+        if Z is None:
+            return F.gradient(V, requests, exact), self.counts(kept), squares, None
+        V0 = self._residuals(self.Y, np.zeros_like(self.f), C)[1]
+        G = F.gradient(np.hstack([V, V0]), requests, exact)
+        return G[:, :len(todo)], self.counts(kept), squares, G[:, len(todo):]
 
     def _residuals(self, Y, f, C):
         """``(R, V)`` at margins f of targets Y: the hinge's residuals (a row is active
@@ -482,6 +486,7 @@ class _Newton:
         self.scale = None
         self.warmed = False  # started from a sample's solution (warm_start)
         self.cold = True  # started from zero (every row active in every problem)
+        self.moved = False  # iterates set whose margins the rows have not computed yet
         self.gnorm = np.full(k, np.inf)
         self.hessians = {}  # problem -> (H, exact, shared)
         self.keep = ((), ())  # (problems, columns) whose Hessians the rows' state follows
@@ -529,12 +534,9 @@ class _Newton:
 
     def start_from(self, Z):
         """Iterates Z instead of zero; the stopping scale stays that of the gradient at
-        zero, as from a cold start."""
-        self.Z = Z
-        grad0 = self.P("refresh", self.Z, False, self.C)
-        self.stale = self.P.dtype != np.float64
-        self.scale = self._scale(np.abs(grad0).max(axis=0))
-        self.cold = False
+        zero, as from a cold start. The rows move their margins there in the first test's
+        pass (:meth:`_test`)."""
+        self.Z, self.cold, self.moved = Z, False, True
 
     def _scale(self, gnorm):
         """The stopping scale ``max(1, ||grad at 0||_inf)`` of each problem (of all the
@@ -575,9 +577,13 @@ class _Newton:
         the directions will need where they are known before (:meth:`_ahead`)."""
         kept = [j if j in self.hessians else -1 for j in todo]
         asked = self._ahead(todo)
-        G, self.counts, squares = self.P("test", todo, self.C, kept, exact,
-                                         [(col, key if update else None, self.gram_dtype)
-                                          for col, key, update in asked])
+        G, self.counts, squares, grad0 = self.P(
+            "test", todo, self.C, kept, exact,
+            [(col, key if update else None, self.gram_dtype) for col, key, update in asked],
+            self.Z if self.moved else None)
+        if self.moved:
+            self.moved, self.stale = False, self.P.dtype != np.float64 and not exact
+            self.scale = self._scale(np.abs(grad0).max(axis=0))
         self.sums = {key: (update, self.gram_dtype, S)
                      for (_, key, update), S in zip(asked, squares, strict=True)}
         G = G + self.Z[:, todo]
@@ -605,6 +611,8 @@ class _Newton:
         if not getattr(self.P, "rereads", False) or self.coupled:
             return []
         if not self.n_iter[todo].any():
+            if self.moved:  # (a started solve's Hessians: rebuilt on its first margins)
+                return [(col, j, False) for col, j in enumerate(todo)]
             return [(0, -1, False)] if self.cold and not self.hessians else []
         out = []
         for col, j in enumerate(todo):
@@ -631,13 +639,15 @@ class _Newton:
     def directions(self, todo):
         """Newton directions (m + 1, len(todo)): one shared system while the problems'
         active sets coincide and none has a Hessian to update (the first iteration from
-        w = 0), else one system per problem, the problems side by side (or, when fewer
-        than the threads, each split by rows). A single problem (binary classification)
-        thus updates its Hessian by the rows that changed side, as each class does."""
+        w = 0, every row active), else one system per problem, the problems side by side
+        (or, when fewer than the threads, each split by rows). A single problem (binary
+        classification) thus updates its Hessian by the rows that changed side, as each
+        class does."""
         P, threads = self.P, self.threads
         n_act, differ, changed = self.counts
         first = not self.n_iter[todo].any()
-        if first and not differ.any() and not any(j in self.hessians for j in todo):
+        if (first and self.cold and not differ.any()
+                and not any(j in self.hessians for j in todo)):
             def build():
                 S = self._summed(-1, False)
                 if S is not None:
