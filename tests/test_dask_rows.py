@@ -49,22 +49,25 @@ def client():
         yield client
 
 
-@pytest.mark.parametrize("store", [True, False], ids=["stored", "recomputed"])
-def test_the_dask_provider_gives_the_array_providers_sums(client, rng, store):
+@pytest.mark.parametrize(("store", "keep"), [(True, 0.0), (False, 0.0), (False, np.inf)],
+                         ids=["stored", "recomputed", "recomputed-sample-kept"])
+def test_the_dask_provider_gives_the_array_providers_sums(client, rng, store, keep):
     """Over uneven chunks (one of a single row), features kept on the workers or recomputed
-    by every task, the solver's per-row state beside the chunks answers as the in-memory
-    one: a first test that moves the margins to iterates (with the gradient at zero), a
-    test with its Gram requests (float64 and float32 products), a Gram sum alone (and a
-    kept Hessian's update by the rows that changed side), the line search's terms, the
-    step, the loss; and rows taken in any order, a chunk-wise reduction, and every
-    stride-th row as a provider of its own (sliced on the workers), with its state."""
+    by every task (a sample's kept when they fit ``keep``), the solver's per-row state
+    beside the chunks answers as the in-memory one: a first test that moves the margins
+    to iterates (with the gradient at zero), a test with its Gram requests (float64 and
+    float32 products), a Gram sum alone (and a kept Hessian's update by the rows that
+    changed side), the line search's terms, the step, the loss; and rows taken in any
+    order, a chunk-wise reduction, and every stride-th row as a provider of its own
+    (sliced on the workers), with its state."""
     from sparsekernel.solvers.newton_ovr import HingeRows
 
     X = rng.normal(size=(203, 6))
     Xd = da.from_array(X, chunks=((60, 1, 80, 62), (6,)))
-    rows = DaskRows(client, row_chunks(Xd), np.tanh, 6, np.float64, store)
+    rows = DaskRows(client, row_chunks(Xd), np.tanh, 6, np.float64, store, keep=keep)
     ref = ArrayRows(np.tanh(X), threads=1)
     assert rows.shape == ref.shape == (203, 6)
+    assert (rows.every(7)._fmap is None) == (store or keep > 0)  # (features, not X rows)
     Y = np.where(rng.random((203, 2)) < 0.5, 1.0, -1.0)
     w = rng.uniform(0.5, 2.0, 203)
     state, ref_state = rows.state(HingeRows, Y, w), ref.state(HingeRows, Y, w)
@@ -346,9 +349,9 @@ def test_features_over_the_per_worker_budget_are_recomputed_to_the_same_model(cl
     stored = []
     init = _rows.DaskRows.__init__
 
-    def spy(self, *args):
+    def spy(self, *args, **kwargs):
         stored.append(args[5])
-        init(self, *args)
+        init(self, *args, **kwargs)
 
     monkeypatch.setattr(_rows.DaskRows, "__init__", spy)
     X, y = make_classification(n_samples=4000, n_features=5, random_state=10)

@@ -311,10 +311,11 @@ class DaskInput:
         memory_budget = parse_memory_budget(getattr(est, "memory_budget", None))
         client, close = dask_client(type(est).__name__)
         try:
-            share = (self.X.shape[0] * float(m) * np.dtype(dtype).itemsize
-                     / max(1, len(client.nthreads())))
+            workers = max(1, len(client.nthreads()))
+            share = self.X.shape[0] * float(m) * np.dtype(dtype).itemsize / workers
             store = store and share <= memory_budget / 2
-            rows = DaskRows(client, self.X, transform, m, dtype, store, type(est).__name__)
+            rows = DaskRows(client, self.X, transform, m, dtype, store, type(est).__name__,
+                            keep=memory_budget / 2 * workers)
             try:
                 yield rows
             finally:
@@ -364,10 +365,15 @@ class DaskRows:
         Who fits (the estimator's name), for the errors of a cluster that cannot run the
         tasks: no worker for ``NO_WORKER_GRACE`` seconds, or the scheduler gone
         (:func:`~sparsekernel.distributed._cluster.gather`).
+    keep : float, default=0.0
+        Bytes of features the workers may keep in all: a sample of recomputed rows
+        (:meth:`every`) whose features fit is kept, so that a solver's passes over it
+        compute them once.
     """
 
-    def __init__(self, client, X, transform, m, dtype, store=True, what="DaskRows"):
-        self.client, self.what = client, what
+    def __init__(self, client, X, transform, m, dtype, store=True, what="DaskRows",
+                 keep=0.0):
+        self.client, self.what, self.keep = client, what, float(keep)
         sizes = np.asarray(X.chunks[0], dtype=np.int64)
         self.offsets = np.r_[0, np.cumsum(sizes)]
         self._shape = (int(self.offsets[-1]), int(m))
@@ -396,7 +402,7 @@ class DaskRows:
     def every(self, stride):
         """The rows 0, stride, 2 stride, ... as a provider on the same workers: each
         chunk's share sliced where the chunk is (stored features, or the X rows to
-        recompute them from)."""
+        recompute them from, or their features when they fit ``keep``)."""
         starts = [(-int(a)) % stride for a in self.offsets[:-1]]
         sizes = [max(0, -(-(int(b - a) - i0) // stride))
                  for a, b, i0 in zip(self.offsets[:-1], self.offsets[1:], starts, strict=True)]
@@ -406,7 +412,11 @@ class DaskRows:
         sub.offsets = np.r_[0, np.cumsum(sizes)]
         sub._shape = (int(sub.offsets[-1]), self._shape[1])
         sub.F = self.client.map(_slice, self.F, starts, stride=stride, pure=False)
-        sub._fmap = self._fmap
+        sub._fmap, sub.keep = self._fmap, 0.0
+        if self._fmap is not None and sub._shape[0] * float(sub._shape[1]) * \
+                self._dtype.itemsize <= self.keep:  # (the sample's features fit: kept)
+            sub.F = self.client.map(_features, sub.F, fmap=self._fmap, pure=False)
+            sub._fmap = None
         return sub
 
     square = staticmethod(host_square)  # (each worker's Gram sums come to the host)
