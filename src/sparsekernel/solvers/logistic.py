@@ -39,7 +39,6 @@ exact Hessian stops being the faster.
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 from scipy.special import logsumexp, softmax
@@ -250,9 +249,7 @@ class Multinomial:
     @property
     def state(self):
         """The constructor ``state(Y, s)`` of :class:`SoftmaxRows` (``UPDATES`` included)."""
-        make = functools.partial(SoftmaxRows, curv=self.curv)
-        make.UPDATES = SoftmaxRows.UPDATES
-        return make
+        return SoftmaxRows.of(curv=self.curv)
 
     @staticmethod
     def direction(P, G, C, rel, goal):

@@ -166,8 +166,8 @@ def _row_state(loss):
         return loss.state, True
     if np.isinf(getattr(loss, "alpha", 1.0)):
         epsilon = getattr(loss, "epsilon", None)
-        return (HingeRows if epsilon is None else EpsilonRows.of(epsilon)), False
-    return SmoothRows.of(loss), True
+        return (HingeRows if epsilon is None else EpsilonRows.of(epsilon=epsilon)), False
+    return SmoothRows.of(loss=loss), True
 
 
 class HingeRows:
@@ -194,6 +194,14 @@ class HingeRows:
         self.f = np.zeros((n, k))
         self.todo = self.R = self.U = None
         self.kept = {}
+
+    @classmethod
+    def of(cls, **params):
+        """The constructor ``state(Y, s)`` of a provider for this class with ``params``
+        (``UPDATES`` included)."""
+        make = functools.partial(cls, **params)
+        make.UPDATES = cls.UPDATES
+        return make
 
     def every(self, start, stride):
         """The state of rows start, start + stride, ... (their targets and weights)."""
@@ -349,13 +357,6 @@ class EpsilonRows(HingeRows):
         super().__init__(Y, s)
         self.epsilon = float(epsilon)
 
-    @classmethod
-    def of(cls, epsilon):
-        """The constructor ``state(Y, s)`` of a provider (``UPDATES`` included)."""
-        make = functools.partial(cls, epsilon=epsilon)
-        make.UPDATES = cls.UPDATES
-        return make
-
     def every(self, start, stride):
         return EpsilonRows(self.Y[start::stride], self.s[start::stride], self.epsilon)
 
@@ -405,13 +406,6 @@ class SmoothRows(HingeRows):
     def __init__(self, Y, s=None, loss=None):
         super().__init__(Y, s)
         self.loss_fn = loss
-
-    @classmethod
-    def of(cls, loss):
-        """The constructor ``state(Y, s)`` of a provider (``UPDATES`` included)."""
-        make = functools.partial(cls, loss=loss)
-        make.UPDATES = cls.UPDATES
-        return make
 
     def every(self, start, stride):
         return SmoothRows(self.Y[start::stride], self.s[start::stride], self.loss_fn)
