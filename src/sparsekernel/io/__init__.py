@@ -1,5 +1,6 @@
-"""Save and load estimators without pickle: :func:`save`, :func:`load`,
-:class:`ModelFormatError` and :data:`FORMAT_VERSION`.
+"""Save and load estimators without pickle (:func:`save`, :func:`load`,
+:class:`ModelFormatError`, :data:`FORMAT_VERSION`), and export them to ONNX (:func:`to_onnx`,
+which needs the ``onnx`` extra).
 
 >>> from sparsekernel.io import save, load                     # doctest: +SKIP
 >>> save(model, "model.skm"); model = load("model.skm")        # doctest: +SKIP
@@ -12,9 +13,12 @@ container), read as untrusted input. The format, a public contract, and the chec
 # Exports load on first use (PEP 562; see ``sparsekernel._lazy_exports``).
 from .. import _lazy_exports
 
-__all__ = ["FORMAT_VERSION", "ModelFormatError", "load", "save"]
+__all__ = ["FORMAT_VERSION", "ModelFormatError", "OnnxExportError", "load",
+           "register_onnx_converters", "save", "to_onnx"]
 
 __getattr__, __dir__ = _lazy_exports(globals(), {
     "._codec": ["ModelFormatError"],
     "._persistence": ["FORMAT_VERSION", "load", "save"],
+    # ONNX export needs the onnx extra; importing sparsekernel.io does not load it.
+    "._onnx": ["OnnxExportError", "register_onnx_converters", "to_onnx"],
 })
