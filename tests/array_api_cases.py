@@ -134,6 +134,31 @@ def test_a_model_moves_to_numpy_and_back(xps, dispatch):
     np.testing.assert_allclose(np.asarray(est.transform(Xs)), on_device, rtol=1e-12)
 
 
+def test_a_device_fitted_model_exports_to_onnx_as_numpys(xps, dispatch):
+    """sparsekernel.io.to_onnx reads a device model's arrays back to NumPy: the graph gives
+    the NumPy fit's labels and scores, and the model stays on its namespace."""
+    rt = pytest.importorskip("onnxruntime")
+    pytest.importorskip("skl2onnx")
+    import sklearn
+
+    from sparsekernel import LowRankSVC
+    from sparsekernel.io import to_onnx
+
+    X, y = _data(np.float64, 400)
+    dev = LowRankSVC(n_basis=20, random_state=0).fit(xps.asarray(X), xps.asarray(y))
+    with sklearn.config_context(array_api_dispatch=False):
+        host = LowRankSVC(n_basis=20, random_state=0).fit(X, y)
+        outs = []
+        for model in (dev, host):
+            sess = rt.InferenceSession(to_onnx(model, X[:1]).SerializeToString(),
+                                       providers=["CPUExecutionProvider"])
+            outs.append(sess.run(None, {sess.get_inputs()[0].name: X}))
+    assert xps.owns(dev.coef_)
+    (got_labels, got), (labels, scores) = outs
+    _assert_labels_agree(got_labels, labels, scores.ravel(), 1e-8)
+    np.testing.assert_allclose(got, scores, atol=1e-8 * np.abs(scores).max())
+
+
 def test_without_dispatch_namespace_arrays_are_numpy_inputs(xps):
     """array_api_dispatch off (the default): behaviour is NumPy's, as scikit-learn's."""
     from sparsekernel.compute import backend_of

@@ -320,11 +320,9 @@ def _convert_classifier(scope, operator, container):
     else:
         classes = get_label_classes(scope, model)
         if classes.dtype.kind in "OUS":
-            from onnx import helper
-
             name = graph.name("classes")
-            container.add_initializer(name, None, [len(classes)], helper.make_tensor(
-                name, TensorProto.STRING, [len(classes)], [str(c).encode() for c in classes]))
+            container.add_initializer(name, TensorProto.STRING, [len(classes)],
+                                      [str(c).encode() for c in classes])
         else:
             name = graph.const(classes.astype(np.int64), "classes", np.int64)
         graph.node("Gather", [name, index], output=label, axis=0)
