@@ -9,8 +9,9 @@ import sparsekernel
 
 _FRESH_IMPORT = (
     "import sys, sparsekernel; from sparsekernel import LowRankSVC, ReducedSVC; "
-    "print(sorted(m for m in ('numba', 'dask', 'matplotlib', 'distributed') "
-    "if m in sys.modules))"
+    "from sparsekernel.io import load, save; "
+    "print(sorted(m for m in ('numba', 'dask', 'matplotlib', 'distributed', 'onnx', "
+    "'skl2onnx', 'onnxruntime') if m in sys.modules))"
 )
 
 _FAMILIES = ["basis", "cli", "compute", "datasets", "decomposition", "distributed", "features",
