@@ -322,3 +322,38 @@ def test_precision_benchmark_quick_profile_runs(tmp_path):
     assert abs(policy["error_pct"] - wide["error_pct"]) < 0.2
     assert policy["error_pct"] < 6.0  # 5 % of the labels are flipped
     assert by[(120_000, "policy, 'auto'")]["features"] == "float32"
+
+
+def test_onnx_benchmark_quick_profile_runs(tmp_path, monkeypatch):
+    """The quick profile on the synthetic checkerboard (no data files), run in this process
+    (a fresh interpreter would spend seconds importing onnx): onnxruntime gives the labels
+    of the model it exports, and every runtime and file is measured."""
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("skl2onnx")
+    monkeypatch.syspath_prepend(str(BENCH))
+    import bench_onnx
+
+    bench_onnx.main(["--quick", "--datasets", "checkerboard", "--out", str(tmp_path)])
+    result = json.loads((tmp_path / "onnx_quick.json").read_text())
+    rows = {r["method"]: r for r in result["rows"]}
+    assert list(rows) == [bench_onnx.OURS_ORT32, bench_onnx.OURS_ORT64, bench_onnx.OURS_PREDICT,
+                          bench_onnx.SVC_PREDICT, bench_onnx.SVC_ORT32]
+    for row in rows.values():
+        assert row["one_row_ms"] > 0 and row["batch_ms"] > 0 and row["batch_rows"] == 1000, row
+        assert row["file_kib"] > 0, row
+    ours32, ours64 = rows[bench_onnx.OURS_ORT32], rows[bench_onnx.OURS_ORT64]
+    assert ours64["agreement_pct"] == 100.0 and ours64["max_score_diff"] < 1e-8
+    assert ours32["agreement_pct"] >= 99.0 and ours32["max_score_diff"] < 1e-3
+    assert rows[bench_onnx.SVC_ORT32]["agreement_pct"] >= 99.0
+    # The clean test board: the constant predictor errs on 50 %; at their default gamma and
+    # C on 1,000 noisy rows, LowRankSVC errs on 26 %, SVC on 38 %.
+    majority = majority_error_pct(make_checkerboard(1000, random_state=1)[1])
+    assert rows[bench_onnx.OURS_PREDICT]["test_error_pct"] < 0.7 * majority
+    assert rows[bench_onnx.SVC_PREDICT]["test_error_pct"] < 0.9 * majority
+    sizes = result["sizes"][0]
+    assert sizes["m"] > 0 and sizes["svc_support_vectors"] > 0
+    assert sizes["skm_format"].startswith("native")
+    assert all(sizes[k] > 0 for k in ("onnx32_kib", "onnx64_kib", "skm_kib", "pickle_kib",
+                                      "svc_pickle_kib", "svc_onnx_kib"))
+    md = (tmp_path / "onnx_quick.md").read_text()
+    assert "| 1 row ms |" in md and "## File sizes" in md
