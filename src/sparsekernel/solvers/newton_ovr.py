@@ -170,6 +170,24 @@ def _row_state(loss):
     return SmoothRows.of(loss=loss), True
 
 
+def _compact(Y):
+    """Targets in the narrowest exact dtype: int8 for classification's -1/0/+1, else
+    float64 (a state kept beside every row: one byte a row and problem, not eight)."""
+    Y = np.asarray(Y)
+    if Y.dtype != np.int8 and np.all((Y == 1) | (Y == -1) | (Y == 0)):
+        return Y.astype(np.int8)
+    return Y if Y.dtype == np.int8 else Y.astype(np.float64, copy=False)
+
+
+def _unit_or(s, n):
+    """The weights, as a read-only broadcast 1 (no per-row array) when all are 1."""
+    if s is not None:
+        s = np.asarray(s, dtype=np.float64)
+        if not np.all(s == 1.0):
+            return s
+    return np.broadcast_to(np.float64(1.0), (n,))
+
+
 class HingeRows:
     """The per-row state of k squared-hinge problems on one set of rows.
 
@@ -188,9 +206,9 @@ class HingeRows:
     UPDATES = frozenset({"refresh", "test", "select", "direction", "advance"})
 
     def __init__(self, Y, s=None):
-        self.Y = np.asarray(Y, dtype=np.float64)
+        self.Y = _compact(Y)
         n, k = self.Y.shape
-        self.s = np.ones(n) if s is None else np.asarray(s, dtype=np.float64)
+        self.s = _unit_or(s, n)
         self.f = np.zeros((n, k))
         self.todo = self.R = self.U = None
         self.kept = {}
