@@ -314,3 +314,12 @@ def test_older_opsets(target_opset):
             assert max(op.version for op in onx.opset_import if op.domain == "") <= target_opset
         labels, _ = _run(onx, X)
         check_labels(model, X, labels, None)
+
+
+def test_float64_calibrated_classifier_has_no_zipmap():
+    """skl2onnx would end a float64 CalibratedClassifierCV in a ZipMap that onnxruntime
+    refuses (float32 only); to_onnx turns it off on float64 graphs."""
+    X, y = _data("multiclass", np.float64)
+    cal = CalibratedClassifierCV(sk.ReducedSVC(random_state=0), cv=3).fit(X, y)
+    labels, probs = _run(to_onnx(cal, X[:1]), X)
+    np.testing.assert_allclose(probs, cal.predict_proba(X), atol=1e-9)

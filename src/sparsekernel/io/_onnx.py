@@ -435,11 +435,13 @@ def _steps(model):
         yield from _steps(inner)
 
 
-def _options(model, options):
-    """``options``, plus an explicit empty entry for each classifier step whose skl2onnx
-    converter takes no ``zipmap``: skl2onnx's pipeline parser gives every classifier step
-    ``zipmap`` unless the step has options, and then fails on such a converter (a pipeline
-    ending in ``LinearSVC``)."""
+def _options(model, options, double):
+    """``options`` with an entry for each classifier step the user gave none: no ZipMap on
+    a float64 graph (onnxruntime's ZipMap reads float32 only; skl2onnx would add one, as it
+    does for ``CalibratedClassifierCV``), and an explicit empty entry where the step's
+    skl2onnx converter takes no ``zipmap`` (skl2onnx's pipeline parser gives every
+    classifier step one unless the step has options, and then fails on such a converter:
+    a pipeline ending in ``LinearSVC``)."""
     from skl2onnx._supported_operators import sklearn_operator_name_map
     from skl2onnx.common._registration import _converter_pool
 
@@ -451,6 +453,8 @@ def _options(model, options):
         allowed = converter.get_allowed_options() if converter is not None else None
         if allowed is not None and "zipmap" not in allowed:
             options[id(step)] = {}
+        elif double:
+            options[id(step)] = {"zipmap": False}
     return options
 
 
@@ -521,8 +525,10 @@ def to_onnx(model, X_sample, *, target_opset=None, options=None):
     if holds_namespace_arrays(model):
         model = model_to_numpy(copy.deepcopy(model))
     try:
-        return skl2onnx.to_onnx(model, _sample(X_sample), target_opset=target_opset,
-                                options=_options(model, options))
+        X = _sample(X_sample)
+        double = getattr(X, "dtype", None) == np.float64
+        return skl2onnx.to_onnx(model, X, target_opset=target_opset,
+                                options=_options(model, options, double))
     except (MissingConverter, MissingShapeCalculator) as exc:
         raise OnnxExportError(
             f"{type(model).__name__} cannot be written as ONNX: a step has no skl2onnx "
