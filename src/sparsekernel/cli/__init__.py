@@ -1,7 +1,8 @@
-"""The ``sparsekernel`` command: ``train``, ``predict``, ``scale``, ``tune`` and ``demo``.
+"""The ``sparsekernel`` command: ``train``, ``predict``, ``scale``, ``tune``, ``export`` and
+``demo``.
 
-LIBSVM's svm-train, svm-predict, svm-scale and grid.py with their flags (run
-``sparsekernel COMMAND --help``).
+LIBSVM's svm-train, svm-predict, svm-scale and grid.py with their flags, and ``export``, a
+saved model as an ONNX graph (run ``sparsekernel COMMAND --help``).
 """
 
 import sys

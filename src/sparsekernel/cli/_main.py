@@ -7,13 +7,13 @@ import os
 import sys
 
 from .. import __version__
-from . import INTERRUPTED, PROG, _demo, _predict, _scale, _train, _tune
+from . import INTERRUPTED, PROG, _demo, _export, _predict, _scale, _train, _tune
 from ._files import StandardOutputError, committed, end_command, start_command
 from ._options import ArgumentParser, UsageError, libsvm_argv
 
 __all__ = ["run"]
 
-COMMANDS = "train (or fit), predict, scale, tune or demo"
+COMMANDS = "train (or fit), predict, scale, tune, export or demo"
 # Commands whose arguments may use LIBSVM spellings argparse cannot read (-w1 5).
 _LIBSVM_SPELLINGS = ("train", "fit", "tune")
 BROKEN_PIPE = 141  # 128 + SIGPIPE, the status of a C tool stopped by a closed pipe
@@ -25,13 +25,13 @@ def build_parser():
         prog=PROG,
         description="LIBSVM's command-line tools on reduced and smooth kernel machines: "
                     "train (svm-train), predict (svm-predict), scale (svm-scale) and tune "
-                    "(grid.py), with their flags. Data files are in LIBSVM format; models "
-                    "are saved without pickle.",
+                    "(grid.py), with their flags, and export (a model as an ONNX graph). "
+                    "Data files are in LIBSVM format; models are saved without pickle.",
         epilog="Start with 'sparsekernel demo'; see 'sparsekernel COMMAND --help'.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
-    for module in (_train, _predict, _scale, _tune, _demo):
+    for module in (_train, _predict, _scale, _tune, _export, _demo):
         module.add_parser(subparsers)
     return parser
 

@@ -25,7 +25,7 @@ from ._files import (
 from ._options import UsageError
 from ._probability import inner_model, predict_proba
 
-__all__ = ["add_parser", "format_value"]
+__all__ = ["add_parser", "format_value", "load_model"]
 
 
 def add_parser(subparsers):
@@ -69,7 +69,7 @@ def run(args):
     if not args.quiet:
         require_standard_output("predict", "the accuracy (or the regression scores)",
                                 "redirect it (e.g. > /dev/null) or pass -q")
-    model = _load_model(args.model_file)
+    model = load_model(args.model_file)
     if (args.probability or args.decision_values) and not is_classifier(model):
         raise UsageError("-b 1 and --decision-values apply to classification models")
     budget = memory_budget(args.memory_budget if args.memory_budget is not None
@@ -88,8 +88,9 @@ def run(args):
     return 0
 
 
-def _load_model(path):
-    """The model in ``path``; a LIBSVM model file is named as such."""
+def load_model(path):
+    """The model in ``path``; a LIBSVM model file is named as such (``predict``,
+    ``export``)."""
     try:
         return load(path)
     except ModelFormatError:
