@@ -195,6 +195,8 @@ def test_zipmap_probabilities():
     assert isinstance(probs, list) and set(probs[0]) == {0, 1, 2}
     np.testing.assert_allclose([[p[c] for c in range(3)] for p in probs],
                                klr.predict_proba(X), atol=1e-4)
+    labels, probs = _run(to_onnx(klr, X[:1], zipmap=False), X)
+    np.testing.assert_allclose(probs, klr.predict_proba(X), atol=1e-4)
     svc = make_pipeline(StandardScaler(), sk.LowRankSVC(random_state=0)).fit(X, y)
     labels, scores = _run(to_onnx(svc, X[:1]), X)
     assert isinstance(scores, np.ndarray) and scores.shape == (X.shape[0], 3)

@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from sklearn.base import is_classifier
 
-from ..io import OnnxExportError, register_onnx_converters, to_onnx
-from ..io._onnx import _steps
+from ..io import OnnxExportError, to_onnx
 from ..utils import format_bytes
 from ._estimators import add_quiet_option
 from ._files import output_file, print_out, require_standard_output
@@ -91,8 +89,7 @@ def run(args):
     width = _input_width(model)
     sample = np.zeros((1, width), dtype=DTYPES[args.dtype])
     try:
-        graph = to_onnx(model, sample, target_opset=args.target_opset,
-                        options=_tensor_outputs(model))
+        graph = to_onnx(model, sample, target_opset=args.target_opset, zipmap=False)
     except (OnnxExportError, OSError, MemoryError):
         raise
     except Exception as exc:  # skl2onnx fails in its own words (NotImplementedError, ...)
@@ -129,26 +126,6 @@ def _input_width(model):
         raise OnnxExportError(f"{_name(model)} does not record its number of features "
                               "(n_features_in_), which the graph's input needs")
     return int(width)
-
-
-def _tensor_outputs(model):
-    """skl2onnx options that keep a classifier's probabilities a plain tensor: no ZipMap
-    (a list of dicts, and invalid on a float64 graph) on any classifier step whose
-    converter offers the option. A pipeline is left out: skl2onnx would hand its options
-    down to every step, including converters without the option."""
-    from skl2onnx._supported_operators import sklearn_operator_name_map
-    from skl2onnx.common._registration import _converter_pool
-
-    register_onnx_converters()  # the library's converters declare their options
-    options = {}
-    for step in _steps(model):
-        if not is_classifier(step) or hasattr(step, "steps"):
-            continue
-        converter = _converter_pool.get(sklearn_operator_name_map.get(type(step)))
-        allowed = converter.get_allowed_options() if converter is not None else None
-        if allowed and "zipmap" in allowed:
-            options[id(step)] = {"zipmap": False}
-    return options
 
 
 def _name(model):

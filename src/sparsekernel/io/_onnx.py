@@ -435,10 +435,11 @@ def _steps(model):
         yield from _steps(inner)
 
 
-def _options(model, options, double):
-    """``options`` with an entry for each classifier step the user gave none: no ZipMap on
-    a float64 graph (onnxruntime's ZipMap reads float32 only; skl2onnx would add one, as it
-    does for ``CalibratedClassifierCV``), and an explicit empty entry where the step's
+def _options(model, options, zipmap):
+    """``options`` with an entry for each classifier step the user gave none: no ZipMap
+    unless ``zipmap`` (False on a float64 graph: onnxruntime's ZipMap reads float32 only,
+    and skl2onnx would add one, as it does for ``CalibratedClassifierCV``), and an explicit
+    empty entry where the step's
     skl2onnx converter takes no ``zipmap`` (skl2onnx's pipeline parser gives every
     classifier step one unless the step has options, and then fails on such a converter:
     a pipeline ending in ``LinearSVC``)."""
@@ -453,7 +454,7 @@ def _options(model, options, double):
         allowed = converter.get_allowed_options() if converter is not None else None
         if allowed is not None and "zipmap" not in allowed:
             options[id(step)] = {}
-        elif double:
+        elif not zipmap:
             options[id(step)] = {"zipmap": False}
     return options
 
@@ -471,7 +472,7 @@ def _sample(X):
     return X
 
 
-def to_onnx(model, X_sample, *, target_opset=None, options=None):
+def to_onnx(model, X_sample, *, target_opset=None, options=None, zipmap=True):
     """Write a fitted model, or a scikit-learn pipeline holding one, as an ONNX graph.
 
     Parameters
@@ -489,6 +490,11 @@ def to_onnx(model, X_sample, *, target_opset=None, options=None):
         skl2onnx's converter options, keyed by class or by ``id(step)``: the library's
         classifiers take ``zipmap`` (``KernelLogisticRegression`` only: the others give
         scores, without ZipMap), ``nocl`` and ``raw_scores``.
+    zipmap : bool, default=True
+        Class probabilities of a float32 graph as skl2onnx gives them, through ZipMap (a
+        list of ``{class: probability}`` dicts); False: a plain (n, n_classes) tensor, for
+        every classifier step without an option of its own. A float64 graph has none
+        (onnxruntime's ZipMap reads float32 only).
 
     Returns
     -------
@@ -526,9 +532,9 @@ def to_onnx(model, X_sample, *, target_opset=None, options=None):
         model = model_to_numpy(copy.deepcopy(model))
     try:
         X = _sample(X_sample)
-        double = getattr(X, "dtype", None) == np.float64
+        zipmap = zipmap and getattr(X, "dtype", None) != np.float64
         return skl2onnx.to_onnx(model, X, target_opset=target_opset,
-                                options=_options(model, options, double))
+                                options=_options(model, options, zipmap))
     except (MissingConverter, MissingShapeCalculator) as exc:
         raise OnnxExportError(
             f"{type(model).__name__} cannot be written as ONNX: a step has no skl2onnx "
