@@ -68,6 +68,8 @@ def test_the_dask_provider_gives_the_array_providers_sums(client, rng, store, ke
     ref = ArrayRows(np.tanh(X), threads=1)
     assert rows.shape == ref.shape == (203, 6)
     assert (rows.every(7)._fmap is None) == (store or keep > 0)  # (features, not X rows)
+    # A warm start's sample is sized to the features the workers keep of it.
+    assert rows.keep_rows == (np.inf if store else keep / (6 * 8))
     Y = np.where(rng.random((203, 2)) < 0.5, 1.0, -1.0)
     w = rng.uniform(0.5, 2.0, 203)
     state, ref_state = rows.state(HingeRows, Y, w), ref.state(HingeRows, Y, w)

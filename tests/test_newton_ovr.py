@@ -386,6 +386,20 @@ def test_warm_start_sample_size_follows_the_basis_size(monkeypatch):
     assert mod._warm_stride(4000, 30) == 8
 
 
+def test_warm_start_sample_fits_what_the_provider_keeps():
+    """A provider that keeps only ``keep_rows`` of a sample's recomputed features gets a
+    sample that fits (its passes then compute them once), unless that leaves fewer than
+    WARM_PER_BASIS rows per basis function."""
+    mod = importlib.import_module("sparsekernel.solvers.newton_ovr")
+
+    n, m = 10**8, 300
+    assert mod._warm_stride(n, m) == 8
+    assert mod._warm_stride(n, m, keep_rows=2 * 10**7) == 8  # the sample fits already
+    stride = mod._warm_stride(n, m, keep_rows=1.6 * 10**6)
+    assert -(-n // stride) <= 1.6 * 10**6 < -(-n // (stride - 1))
+    assert mod._warm_stride(n, m, keep_rows=mod.WARM_PER_BASIS * 301 - 1) == 8
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_warm_start_memory_estimate_bounds_the_traced_peak(monkeypatch, dtype):
     """The warm start's sampled rows and their solve are freed before the full solve builds

@@ -395,6 +395,14 @@ class DaskRows:
     def dtype(self):
         return self._dtype
 
+    @property
+    def keep_rows(self):
+        """The most rows of a sample (:meth:`every`) whose features the workers keep
+        (inf: the features are stored)."""
+        if self._fmap is None:
+            return np.inf
+        return self.keep / (self._shape[1] * self._dtype.itemsize)
+
     def _slices(self):
         return [slice(int(a), int(b)) for a, b in zip(self.offsets[:-1], self.offsets[1:],
                                                       strict=True)]
@@ -511,7 +519,7 @@ class DaskState:
         self.rows, self.parts, self.updates = rows, parts, updates
         self.own_rows = own_rows  # (a sample's rows, released with the state)
         self.rereads = True  # (every pass is a map over the chunks)
-        self.shape, self.dtype = rows.shape, rows.dtype
+        self.shape, self.dtype, self.keep_rows = rows.shape, rows.dtype, rows.keep_rows
         self.gather_bytes, self.square = rows.gather_bytes, rows.square
 
     def _map(self, op, args, update=False):

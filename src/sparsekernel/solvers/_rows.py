@@ -36,6 +36,9 @@ have all of them; a cluster's rows are such a provider per chunk, on its worker)
     the sum; ``gram(H, ...)`` adds the parts' squares into H, ``take(...)`` stacks the
     parts' rows, ``every(stride)`` is the state of the provider's ``every(stride)``. What
     the solver and the rows exchange is then m-, (m + 1) x k- and (m + 1)^2-sized sums.
+``keep_rows`` (optional)
+    The most rows of a sample (``every``) whose features the provider keeps; absent: all
+    (a warm start's sample is sized to fit, :func:`~sparsekernel.solvers.newton_ovr._warm_stride`).
 ``square(size, diagonal=0.0)``
     A float64 (size, size) matrix, ``diagonal`` on its diagonal and 0 elsewhere, where
     ``add_gram`` sums: a NumPy array for rows in memory, streamed or on a cluster (whose

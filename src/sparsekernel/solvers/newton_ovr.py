@@ -513,7 +513,8 @@ class _Newton:
     def solve(self, tol, max_iter, callback=None, warm_start=True, x0=None):
         history, self.tol = [], tol
         with blas_threads(1):
-            stride = _warm_stride(*self.P.shape) if warm_start and x0 is None else 0
+            stride = (_warm_stride(*self.P.shape, getattr(self.P, "keep_rows", np.inf))
+                      if warm_start and x0 is None else 0)
             if x0 is not None:
                 self.start_from(np.array(x0, dtype=np.float64).reshape(self.Z.shape))
             elif stride:
@@ -850,14 +851,24 @@ def _solve_threads(threads, size):
     return blas_threads(split_threads(1, threads, size)[2])
 
 
-def _warm_stride(n, m):
-    """The stride of the rows an n x m problem starts from (module docstring), 0 for none."""
+def _warm_stride(n, m, keep_rows=np.inf):
+    """The stride of the rows an n x m problem starts from (module docstring), 0 for none.
+
+    ``keep_rows``: the most rows whose features the provider keeps for a sample (a
+    provider that recomputes its features, such as a cluster's under a memory budget). A
+    larger sample would recompute them at every one of its passes, so the stride grows
+    until the sample fits, as long as it keeps WARM_PER_BASIS rows per basis function.
+    """
     if float(n) * m * m < WARM_WORK:
         return 0
     stride = n // (WARM_PER_BASIS * (m + 1))
     if stride >= WARM_MIN_STRIDE:
-        return min(stride, WARM_STRIDE)
-    return WARM_STRIDE if n // WARM_STRIDE >= 2 * (m + 1) else 0
+        stride = min(stride, WARM_STRIDE)
+    else:
+        stride = WARM_STRIDE if n // WARM_STRIDE >= 2 * (m + 1) else 0
+    if stride and -(-n // stride) > keep_rows >= WARM_PER_BASIS * (m + 1):
+        stride = -(-n // int(keep_rows))
+    return stride
 
 
 def warm_sample_rows(n, m):
