@@ -11,6 +11,8 @@ from sklearn.datasets import dump_svmlight_file, make_classification, make_regre
 from sparsekernel.cli import main
 from sparsekernel.datasets import load_svmlight_path
 
+from .test_cli import _assert_error, _run
+
 ort = pytest.importorskip("onnxruntime")
 pytest.importorskip("skl2onnx")
 onnx = pytest.importorskip("onnx")
@@ -36,20 +38,6 @@ def files(tmp_path_factory):
                    _write(root / f"{name}.t.svm", X[80:], y[80:]))
             for name, X, y in [("binary", X_CLF, Y_CLF), ("multiclass", X_MC, Y_MC),
                                ("regression", X_REG, Y_REG)]}
-
-
-def _run(capsys, *argv):
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def _assert_error(status, err, expected_status, *fragments):
-    assert status == expected_status
-    assert err.startswith("sparsekernel: error: ") and err.count("\n") == 1, err
-    assert "Traceback" not in err
-    for fragment in fragments:
-        assert fragment in err
 
 
 def _train_export_predict(capsys, tmp_path, train, test, train_options=(),
