@@ -325,3 +325,20 @@ def test_float64_calibrated_classifier_has_no_zipmap():
     cal = CalibratedClassifierCV(sk.ReducedSVC(random_state=0), cv=3).fit(X, y)
     labels, probs = _run(to_onnx(cal, X[:1]), X)
     np.testing.assert_allclose(probs, cal.predict_proba(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("cls", [sk.ReducedSVC, sk.LowRankSVC])
+def test_per_centre_rbf_widths(cls, dtype):
+    """ClusteringBasis's per-centre widths: one gamma per column of K(X, Z) in the graph."""
+    from sparsekernel.basis import ClusteringBasis
+
+    X, y = _data("multiclass", dtype, n=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = cls(basis=ClusteringBasis(), n_basis=10, random_state=0).fit(X, y)
+    assert np.shape(model._kernel().gamma) == (10,)
+    labels, scores = _run(to_onnx(model, X[:1]), X)
+    check_labels(model, X, labels, scores)
+    expected = model.decision_function(X)
+    np.testing.assert_allclose(scores, expected, atol=_tolerance(dtype) * np.abs(expected).max())
