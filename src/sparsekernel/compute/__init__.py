@@ -15,8 +15,8 @@ private modules. Five groups:
   :func:`drain_queue`, :func:`row_slices`): one pool of Python threads for the process,
   each calling one-thread BLAS (which releases the GIL).
 * **Products of tall arrays** (:func:`matmul`, :func:`rmatmul`, :func:`gram`,
-  :func:`syrk_lower`, :func:`split_rows`): split by rows, run on the planned threads, sums
-  added in slice order.
+  :func:`syrk_lower`, :func:`mirror_lower`, :func:`split_rows`): split by rows, run on the
+  planned threads, sums added in slice order.
 * **Array namespaces** (:class:`Backend`, :func:`backend_of`, :func:`model_to_numpy`,
   :func:`model_to_namespace`, :func:`copy_array`): NumPy, or under scikit-learn's
   ``array_api_dispatch`` the array-API namespace and device of the input (CuPy, PyTorch).
@@ -46,7 +46,8 @@ __all__ = ["NUMPY", "Backend", "JITTER_START", "JITTER_STOP", "LIKELY_CAUSES", "
            "model_to_numpy", "namespace_of", "sign_columns", "to_numpy",
            "blas_limit", "blas_threads", "drain_queue", "finite_factor", "gram",
            "imap_threads", "map_balanced", "map_threads", "matmul", "max_threads",
-           "planned_threads", "rmatmul", "row_slices", "spd_cholesky", "spd_solve", "split_rows",
+           "mirror_lower", "planned_threads", "rmatmul", "row_slices", "spd_cholesky",
+           "spd_solve", "split_rows",
            "split_threads", "syrk_lower", "thread_budget", "thread_plan",
            "add_to_diagonal", "cholesky_solve", "pivoted_cholesky", "pivoted_cholesky_on",
            "symmetric_eigh", "symmetric_from_lower", "triangular_inverse"]
@@ -58,7 +59,7 @@ __getattr__, __dir__ = _lazy_exports(globals(), {
                     "holds_namespace_arrays",
                     "model_to_namespace", "model_to_numpy", "namespace_of", "sign_columns",
                     "to_numpy"],
-    "._products": ["gram", "matmul", "rmatmul", "split_rows"],
+    "._products": ["gram", "matmul", "mirror_lower", "rmatmul", "split_rows"],
     "._spd": ["JITTER_START", "JITTER_STOP", "add_to_diagonal", "cholesky_solve",
               "finite_factor", "pivoted_cholesky", "pivoted_cholesky_on", "spd_cholesky",
               "spd_solve", "symmetric_eigh", "symmetric_from_lower", "triangular_inverse"],

@@ -12,7 +12,7 @@ import numpy as np
 from ._lapack import syrk_lower
 from ._threads import imap_threads, map_threads, max_threads, row_slices
 
-__all__ = ["gram", "matmul", "rmatmul", "split_rows"]
+__all__ = ["gram", "matmul", "mirror_lower", "rmatmul", "split_rows"]
 
 #: Below this many multiply-adds a product runs on the calling thread (handing it to threads
 #: would cost more than it saves).
@@ -122,8 +122,15 @@ def gram(F, n_threads):
     G = next(squares)
     for other in squares:
         G += other
-    step = 256
-    for start in range(0, m, step):  # (blocks: no m-square temporary)
+    return mirror_lower(G)
+
+
+def mirror_lower(G):
+    """Copy the lower triangle of the square G onto its upper one, in place (what
+    :func:`syrk_lower` leaves unwritten), a block at a time: no m-square temporary.
+    Returns G."""
+    m, step = len(G), 256
+    for start in range(0, m, step):
         stop = min(start + step, m)
         G[start:stop, stop:] = G[stop:, start:stop].T
         block = G[start:stop, start:stop]

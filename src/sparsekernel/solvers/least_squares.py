@@ -42,9 +42,11 @@ from scipy.linalg.blas import dger as _dger
 from ..compute import (
     cholesky_solve,
     map_threads,
+    mirror_lower,
     namespace_of,
     planned_threads,
     spd_cholesky,
+    syrk_lower,
     to_numpy,
 )
 from ._blocks import as_row_blocks
@@ -292,7 +294,8 @@ def lssvm_normal_equations(F, y, C, sample_weight=None):
 
 def _centred_sums(blocks, fbar, ybar, Y, sw):
     """F_c^T S F_c and F_c^T S Y_c over the row blocks, as many blocks at a time as there
-    are planned threads (each a one-thread ``syrk``), so memory holds that many blocks."""
+    are planned threads (each a one-thread ``syrk`` on the lower triangle, half the
+    multiply-adds of a product), so memory holds that many blocks."""
     m = blocks.shape[1]
     G, R = np.zeros((m, m)), np.zeros((m,) + Y.shape[1:])
 
@@ -301,7 +304,8 @@ def _centred_sums(blocks, fbar, ybar, Y, sw):
         Fc = np.asarray(Fb.toarray() if hasattr(Fb, "toarray") else Fb, dtype=np.float64) - fbar
         root = np.sqrt(sw[rows])[:, None]
         Fc *= root
-        return Fc.T @ Fc, Fc.T @ ((Y[rows] - ybar) * (root if Y.ndim == 2 else root[:, 0]))
+        return (syrk_lower(np.zeros((m, m)), Fc),
+                Fc.T @ ((Y[rows] - ybar) * (root if Y.ndim == 2 else root[:, 0])))
 
     n_threads = planned_threads()
     items = iter(blocks)
@@ -309,7 +313,7 @@ def _centred_sums(blocks, fbar, ybar, Y, sw):
         for g, r in map_threads(sums, group, n_threads):
             G += g
             R += r
-    return G, R
+    return mirror_lower(G), R
 
 
 def lssvm_primal(F, y, C, sample_weight=None):
