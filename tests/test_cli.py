@@ -487,11 +487,15 @@ def test_interrupt_exits_130_and_saves_nothing(method, extra, clf_files, tmp_pat
 
 @pytest.mark.parametrize("argv, fragments", [
     (["-s", "1"], ["-s", "nu-SVC", "not available"]),
-    (["-s", "2"], ["-s", "one-class", "not available"]),
     (["-s", "4"], ["-s", "nu-SVR", "not available", "-s 3"]),
-    (["-s", "5"], ["-s", "0 (C-SVC) or 3 (epsilon-SVR)"]),
+    (["-s", "5"], ["-s", "0 (C-SVC), 2 (one-class SVM) or 3 (epsilon-SVR)"]),
     (["-t", "4"], ["-t", "precomputed"]),
-    (["-n", "0.5"], ["-n (nu)", "not available"]),
+    (["-n", "0.5"], ["-n (nu)", "one-class SVM (-s 2)", "not available"]),
+    (["-s", "3", "-n", "0.5"], ["-n (nu)", "nu-SVR"]),
+    (["-s", "2", "-c", "10"], ["-c", "LowRankOneClassSVM"]),
+    (["-s", "2", "--model", "reduced"], ["--model reduced", "classification (-s 0)"]),
+    (["-s", "2", "-b", "1"], ["-b 1", "classification"]),
+    (["-s", "2", "--estimator", "LSSVC"], ["LSSVC does classification"]),
 ])
 def test_refused_libsvm_types(argv, fragments, clf_files, capsys):
     status, _, err = _run(capsys, "train", *argv, clf_files[0])

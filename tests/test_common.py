@@ -24,6 +24,7 @@ from sparsekernel import (
     KernelLogisticRegression,
     LowRankLSSVC,
     LowRankLSSVR,
+    LowRankOneClassSVM,
     LowRankSVC,
     NystromFeatures,
     OnlineLSSVR,
@@ -67,6 +68,7 @@ ESTIMATORS = [
     ReducedKernelCCA(random_state=0),
     NystromFeatures(random_state=0),
     LowRankSVC(random_state=0),
+    LowRankOneClassSVM(random_state=0),
     KernelLogisticRegression(random_state=0),
     # Few L-BFGS iterations keep the ~50 contract checks fast; the contract does not depend
     # on how far the expansion vectors move.
@@ -124,7 +126,7 @@ def _weight_failures(reason):
 
 def _expected_failed_checks(estimator):
     basis_from_rows = (SmoothSVC, SmoothSVR, ReducedSVC, ReducedSVR, MapReduceSVC, LowRankSVC,
-                       KernelLogisticRegression,
+                       LowRankOneClassSVM, KernelLogisticRegression,
                        ReducedKernelPCA, ReducedKernelSIR, SparseMarginClassifier,
                        SparseFisherDiscriminant)
     if isinstance(estimator, basis_from_rows):

@@ -53,6 +53,9 @@ REGRESSORS = [
     (sk.PrunedLSSVR(random_state=0), PSD_KERNELS),
     (sk.OnlineLSSVR(n_basis=20), PSD_KERNELS),
 ]
+NOVELTY = [
+    (sk.LowRankOneClassSVM(nu=0.2, random_state=0), PSD_KERNELS),
+]
 TRANSFORMERS = [
     (sk.NystromFeatures(random_state=0), PSD_KERNELS),
     (sk.ReducedFeatures(random_state=0), KERNELS),
@@ -142,6 +145,23 @@ def test_regressor(est, kernel, task, dtype):
     assert out.shape == (X.shape[0], 1) and out.dtype == dtype
     np.testing.assert_allclose(out.ravel(), expected, rtol=0,
                                atol=_tolerance(dtype) * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize(("est", "kernel", "task"), _cases(NOVELTY, ["transform"]))
+def test_novelty_detector(est, kernel, task, dtype):
+    """skl2onnx's OneClassSVM outputs: ``label`` (+1 inside, -1 outside) and ``scores``
+    (the decision function), both (N, 1)."""
+    pipe, X = _fit(est, kernel, task, dtype)
+    X = np.vstack([X, X[:5] + 10.0])  # some rows far outside
+    labels, scores = _run(to_onnx(pipe, X[:1]), X)
+    expected = pipe.decision_function(X)
+    assert labels.shape == scores.shape == (X.shape[0], 1) and scores.dtype == dtype
+    np.testing.assert_allclose(scores.ravel(), expected, rtol=0,
+                               atol=_tolerance(dtype) * np.abs(expected).max())
+    near_zero = np.abs(expected) <= _tolerance(dtype) * np.abs(expected).max()
+    np.testing.assert_array_equal(labels.ravel()[~near_zero], pipe.predict(X)[~near_zero])
+    assert set(np.unique(labels)) == {-1, 1}
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
@@ -284,7 +304,7 @@ def test_refusals():
 def test_every_public_predictor_and_transformer_is_tested():
     from sparsekernel.io._onnx import _public_estimators
 
-    tested = {type(est) for table in (CLASSIFIERS, REGRESSORS, TRANSFORMERS)
+    tested = {type(est) for table in (CLASSIFIERS, REGRESSORS, NOVELTY, TRANSFORMERS)
               for est, _ in table}
     tested |= {sk.LowRankLSSVC, sk.LowRankLSSVR, sk.ReducedSetSVC}
     assert set(_public_estimators()) == tested

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import is_classifier
+from sklearn.base import is_classifier, is_outlier_detector
 from sklearn.model_selection import KFold, StratifiedKFold, cross_val_predict
 
 __all__ = ["cross_validation_lines", "cv_splitter", "score_lines"]
@@ -30,12 +30,13 @@ def cross_validation_lines(model, X, y, n_folds, seed):
     Returns
     -------
     list of str
-        'Cross Validation Accuracy = 85.2%', or the mean squared error and squared
+        'Cross Validation Accuracy = 85.2%' (of a novelty detector: its +1 / -1 against the
+        labels, as LIBSVM's one-class SVM), or the mean squared error and squared
         correlation coefficient lines of a regressor.
     """
     classifier = is_classifier(model)
     predictions = cross_val_predict(model, X, y, cv=cv_splitter(classifier, n_folds, seed))
-    if classifier:
+    if classifier or is_outlier_detector(model):
         return [f"Cross Validation Accuracy = {100 * np.mean(predictions == y):g}%"]
     mse, r2 = regression_scores(predictions, y)
     return [f"Cross Validation Mean squared error = {mse:g}",
@@ -43,8 +44,9 @@ def cross_validation_lines(model, X, y, n_folds, seed):
 
 
 def score_lines(model, predictions, y):
-    """svm-predict's report of ``predictions`` against the true ``y``."""
-    if is_classifier(model):
+    """svm-predict's report of ``predictions`` against the true ``y`` (a novelty detector's
+    +1 / -1 as a classifier's labels, as LIBSVM's one-class SVM)."""
+    if is_classifier(model) or is_outlier_detector(model):
         correct = int(np.sum(predictions == y))
         return [f"Accuracy = {100 * correct / len(y):g}% ({correct}/{len(y)}) (classification)"]
     mse, r2 = regression_scores(predictions, y)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from sklearn.base import BaseEstimator, is_classifier, is_regressor
+from sklearn.base import BaseEstimator, is_classifier, is_outlier_detector, is_regressor
 
 from ..basis import BASIS_SELECTORS
 from ..basis._base import AUTO_MIN
 from ..kernels import KERNELS
-from ..svm import LowRankSVC, ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
+from ..svm import LowRankOneClassSVM, LowRankSVC, ReducedSVC, ReducedSVR, SmoothSVC, SmoothSVR
 from ..utils import DEFAULT_MEMORY_BUDGET, format_bytes
 from ._options import (
     UsageError,
@@ -23,20 +23,20 @@ from ._options import (
 __all__ = ["FAMILIES", "add_estimator_options", "add_quiet_option", "estimator_classes",
            "make_estimator"]
 
-TASKS = ("classification", "regression")
+TASKS = ("classification", "regression", "novelty")
 #: ``--model`` name -> ``{task: estimator class}``.
 FAMILIES = {
     "reduced": {"classification": ReducedSVC, "regression": ReducedSVR},
     "smooth": {"classification": SmoothSVC, "regression": SmoothSVR},
-    "lowrank": {"classification": LowRankSVC},
+    "lowrank": {"classification": LowRankSVC, "novelty": LowRankOneClassSVM},
 }
 #: LIBSVM's ``-s`` values that exist here.
-SVM_TYPES = {0: "classification", 3: "regression"}
+SVM_TYPES = {0: "classification", 2: "novelty", 3: "regression"}
+#: The ``--model`` family of a task that only one family has (-s 2: lowrank).
+_ONLY_FAMILY = {"novelty": "lowrank"}
 _REFUSED_SVM_TYPES = {
     1: "1 (nu-SVC) is not available: every classifier here is a C-SVM; use -s 0 and choose "
        "-c (for instance with 'sparsekernel tune')",
-    2: "2 (one-class SVM) is not available: sparsekernel has no novelty detector; use "
-       "scikit-learn's OneClassSVM",
     4: "4 (nu-SVR) is not available: use -s 3 (epsilon-SVR) and set the tube width with -p",
 }
 #: LIBSVM's ``-t`` numbers; kernel names are accepted too (laplacian has no number).
@@ -49,7 +49,7 @@ _PARAMETER_FLAGS = {
     "epsilon": "-p", "tol": "-e", "class_weight": "-wLABEL", "n_basis": "--n-basis",
     "basis": "--basis", "memory_budget": "--memory-budget", "max_iter": "--max-iter",
     "random_state": "--random-state", "loss": "--loss", "n_passes": "--n-passes",
-    "chunk_size": "--chunk-size",
+    "chunk_size": "--chunk-size", "nu": "-n",
 }
 # Runs repeat exactly, as LIBSVM's do (applied where the estimator has the parameter).
 CLI_DEFAULTS = {"random_state": 0}
@@ -60,7 +60,8 @@ C_HELP = ("cost C (default 1), passed to the estimator's C unchanged. It is not 
 
 
 def svm_type_value(text):
-    """``-s``: 0 (C-SVC) or 3 (epsilon-SVR); LIBSVM's other types are refused by name."""
+    """``-s``: 0 (C-SVC), 2 (one-class SVM) or 3 (epsilon-SVR); LIBSVM's other types are
+    refused by name."""
     try:
         value = int(text)
     except ValueError:
@@ -69,7 +70,7 @@ def svm_type_value(text):
         raise argparse.ArgumentTypeError(_REFUSED_SVM_TYPES[value])
     if value not in SVM_TYPES:
         raise argparse.ArgumentTypeError(
-            f"expected 0 (C-SVC) or 3 (epsilon-SVR), got {text!r}")
+            f"expected 0 (C-SVC), 2 (one-class SVM) or 3 (epsilon-SVR), got {text!r}")
     return value
 
 
@@ -88,7 +89,8 @@ def kernel_value(text):
 
 
 def estimator_classes():
-    """``{name: class}`` of the classifiers and regressors ``sparsekernel`` exports."""
+    """``{name: class}`` of the classifiers, regressors and novelty detectors
+    ``sparsekernel`` exports."""
     import sparsekernel
 
     classes = {}
@@ -96,7 +98,8 @@ def estimator_classes():
         obj = getattr(sparsekernel, name)
         if isinstance(obj, type) and issubclass(obj, BaseEstimator):
             instance = obj()
-            if is_classifier(instance) or is_regressor(instance):
+            if (is_classifier(instance) or is_regressor(instance)
+                    or is_outlier_detector(instance)):
                 classes[name] = obj
     return classes
 
@@ -152,8 +155,10 @@ def _family_default(name):
 def _libsvm_options():
     return [
         (("-s",), dict(type=svm_type_value, dest="svm_type", metavar="svm_type",
-                       help="0 C-SVC (default), 3 epsilon-SVR; 1 nu-SVC, 2 one-class SVM and "
-                            "4 nu-SVR are not available")),
+                       help="0 C-SVC (default), 2 one-class SVM (novelty detection: "
+                            "LowRankOneClassSVM, labels ignored; predict writes +1 inside, -1 "
+                            "outside), 3 epsilon-SVR; 1 nu-SVC and 4 nu-SVR are not "
+                            "available")),
         (("-t",), dict(type=kernel_value, dest="kernel", metavar="kernel_type",
                        help="0 linear, 1 polynomial (gamma*u'v + coef0)^degree, 2 rbf "
                             "exp(-gamma*|u-v|^2) (default), 3 sigmoid tanh(gamma*u'v + "
@@ -167,7 +172,8 @@ def _libsvm_options():
                        help="coef0 of the polynomial and sigmoid kernels (default 0)")),
         (("-c",), dict(type=float, dest="C", metavar="cost", help=C_HELP)),
         (("-n",), dict(type=float, dest="nu", metavar="nu",
-                       help="nu of nu-SVC/nu-SVR: not available (see -s)")),
+                       help="nu of the one-class SVM (-s 2, default 0.5): at most that "
+                            "share of the training rows outside the boundary")),
         (("-p",), dict(type=float, dest="epsilon", metavar="epsilon",
                        help="epsilon of the epsilon-insensitive loss of -s 3 (default 0.1)")),
         (("-m",), dict(type=float, dest="cache_size", metavar="cachesize",
@@ -202,8 +208,9 @@ def _add_model_choice(group):
                              "(LLSVM), streams TRAIN_FILE in chunks: its memory grows with "
                              "--chunk-size and m, not with the file")
     choice.add_argument("--estimator", metavar="NAME",
-                        help="any sparsekernel classifier (-s 0) or regressor (-s 3) by class "
-                             "name, e.g. LSSVC, SparseMarginClassifier, LSSVR; the options left "
+                        help="any sparsekernel classifier (-s 0), novelty detector (-s 2) or "
+                             "regressor (-s 3) by class name, e.g. LSSVC, "
+                             "SparseMarginClassifier, LSSVR; the options left "
                              "out keep its own defaults (the defaults below are --model's)")
     group.add_argument("--verbose", action="count", default=0,
                        help="show a progress bar (twice: also log each solve)")
@@ -225,12 +232,12 @@ def make_estimator(args):
     Returns
     -------
     estimator : unfitted estimator
-    task : {'classification', 'regression'}
+    task : {'classification', 'regression', 'novelty'}
     """
-    if args.nu is not None:
-        raise UsageError("-n (nu) applies to nu-SVC and nu-SVR (-s 1, -s 4), which are not "
-                         "available; use -c")
     cls, task = _estimator_class(args)
+    if args.nu is not None and "nu" not in cls().get_params():
+        raise UsageError("-n (nu) applies to the one-class SVM (-s 2) here; nu-SVC and "
+                         "nu-SVR (-s 1, -s 4) are not available: use -c")
     accepted = cls().get_params()
     params = {name: getattr(args, name, None) for name in _PARAMETER_FLAGS}
     params = {name: value for name, value in params.items() if value is not None}
@@ -250,17 +257,18 @@ def _estimator_class(args):
     """(class, task) from ``--estimator`` or ``--model`` and ``-s``."""
     if args.estimator is None:
         task = SVM_TYPES[args.svm_type or 0]
-        family = FAMILIES[args.model or "reduced"]
+        family = FAMILIES[args.model or _ONLY_FAMILY.get(task, "reduced")]
         if task not in family:
-            raise UsageError(f"--model {args.model} supports only "
-                             f"{' and '.join(family)} (-s 0)")
+            types = " and ".join(f"{t} (-s {s})" for s, t in SVM_TYPES.items() if t in family)
+            raise UsageError(f"--model {args.model} supports only {types}")
         return family[task], task
     classes = estimator_classes()
     if args.estimator not in classes:
-        raise UsageError(f"--estimator {args.estimator!r} is not a sparsekernel classifier "
-                         f"or regressor; choose one of {', '.join(classes)}")
+        raise UsageError(f"--estimator {args.estimator!r} is not a sparsekernel classifier, "
+                         f"regressor or novelty detector; choose one of {', '.join(classes)}")
     cls = classes[args.estimator]
-    task = "classification" if is_classifier(cls()) else "regression"
+    task = ("classification" if is_classifier(cls()) else
+            "novelty" if is_outlier_detector(cls()) else "regression")
     if args.svm_type is not None and SVM_TYPES[args.svm_type] != task:
         raise UsageError(f"--estimator {cls.__name__} does {task}, but -s {args.svm_type} "
                          f"asks for {SVM_TYPES[args.svm_type]}")

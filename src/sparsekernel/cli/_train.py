@@ -9,7 +9,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from sklearn.base import is_classifier
+from sklearn.base import is_classifier, is_outlier_detector
 
 from ..io import save
 from ..utils import MemoryBudgetWarning, format_bytes
@@ -177,7 +177,12 @@ def _fit(model, args, path):
 
 
 def training_score(model, chunks):
-    """'training accuracy 90% (9/10)' or 'training mean squared error 0.12'."""
+    """'training accuracy 90% (9/10)', 'training mean squared error 0.12', or a novelty
+    detector's 'training rows outside 5% (50/1000)'."""
+    if is_outlier_detector(model):
+        outside = sum(int(np.sum(model.predict(X) == -1)) for X, _ in chunks)
+        n = sum(len(y) for _, y in chunks)
+        return f"training rows outside {100 * outside / n:g}% ({outside}/{n})"
     total = n = 0
     for X, y in chunks:  # correct predictions, or squared errors
         predictions = model.predict(X)

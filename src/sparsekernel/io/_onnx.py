@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
+from sklearn.base import ClassifierMixin, OutlierMixin, RegressorMixin, is_classifier
 from sklearn.utils.validation import check_is_fitted
 
 from ..compute import holds_namespace_arrays, model_to_numpy, to_numpy
@@ -344,6 +344,26 @@ def _convert_single(scope, operator, container):
     _finish(graph, value, out_proto, operator.outputs[0].full_name)
 
 
+def _convert_outlier(scope, operator, container):
+    """A novelty detector: ``scores`` its decision function, ``label`` +1 where it is >= 0
+    and -1 below (as ``predict``), both of shape (N, 1) as skl2onnx's ``OneClassSVM``."""
+    graph, scores, out_proto = _compute_graph(scope, operator, container,
+                                              affine_form(operator.raw_operator))
+    outside = graph.node("Less", [scores, graph.const(0.0, "zero")])
+    graph.node("Where", [outside, graph.const(np.array([-1], dtype=np.int64), "minus", np.int64),
+                         graph.const(np.array([1], dtype=np.int64), "plus", np.int64)],
+               output=operator.outputs[0].full_name)
+    _finish(graph, scores, out_proto, operator.outputs[1].full_name)
+
+
+def _outlier_shape(operator):
+    from skl2onnx.common.data_types import Int64TensorType
+
+    N = operator.inputs[0].get_first_dimension()
+    operator.outputs[0].type = Int64TensorType([N, 1])
+    operator.outputs[1].type.shape = [N, 1]
+
+
 def _transformer_shape(operator):
     from skl2onnx.common.data_types import DoubleTensorType, FloatTensorType
 
@@ -414,6 +434,8 @@ def register_onnx_converters():
                 parser=_classifier_parser,
                 options={"zipmap": [True, False, "columns"], "nocl": [True, False],
                          "raw_scores": [True, False]})
+        elif issubclass(cls, OutlierMixin):
+            update_registered_converter(cls, alias, _outlier_shape, _convert_outlier)
         elif issubclass(cls, RegressorMixin):
             update_registered_converter(cls, alias, calculate_linear_regressor_output_shapes,
                                         _convert_single)
