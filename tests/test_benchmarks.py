@@ -357,3 +357,20 @@ def test_onnx_benchmark_quick_profile_runs(tmp_path, monkeypatch):
                                       "svc_pickle_kib", "svc_onnx_kib"))
     md = (tmp_path / "onnx_quick.md").read_text()
     assert "| 1 row ms |" in md and "## File sizes" in md
+
+
+def test_novelty_benchmark_quick_profile_runs(tmp_path, monkeypatch):
+    """The quick profile on the generated blobs (no data files), in this process: every
+    detector is scored, and the two nu-one-class machines leave about nu of the training
+    rows outside and rank the novelties as LIBSVM's does."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    import bench_novelty
+
+    bench_novelty.main(["--quick", "--sets", "blobs", "--out", str(tmp_path)])
+    rows = {r["method"]: r for r in json.loads(
+        (tmp_path / "novelty_quick.json").read_text())["rows"]}
+    assert set(rows) == {"LowRankOneClassSVM", "Nystroem + SGDOneClassSVM",
+                         "IsolationForest", "OneClassSVM"}
+    ours, libsvm = rows["LowRankOneClassSVM"], rows["OneClassSVM"]
+    assert abs(ours["train_outside_pct"] - 5.0) <= 1.0
+    assert ours["auc"] >= libsvm["auc"] - 0.01 and ours["fit_s"] > 0
