@@ -741,3 +741,20 @@ def test_arrays_stay_on_a_device_other_than_the_default(dispatch, name, params, 
     elsewhere = [key for key, value in vars(est).items()
                  if key.endswith("_") and hasattr(value, "device") and value.device != device]
     assert not elsewhere
+
+
+def test_one_class_svm_fits_a_host_copy_and_scores_the_namespaces_arrays(xps, dispatch):
+    """LowRankOneClassSVM fits a namespace's rows on a host copy (the NumPy model), and
+    scores that namespace's arrays where they are."""
+    from sparsekernel import LowRankOneClassSVM
+
+    X = np.random.default_rng(0).standard_normal((300, 3))
+    dev = LowRankOneClassSVM(n_basis=20, random_state=0).fit(xps.asarray(X))
+    host = LowRankOneClassSVM(n_basis=20, random_state=0).fit(X)
+    assert isinstance(dev.coef_, np.ndarray)
+    np.testing.assert_array_equal(dev.coef_, host.coef_)
+    for method in ("decision_function", "score_samples", "predict"):
+        got, expected = getattr(dev, method)(xps.asarray(X)), getattr(host, method)(X)
+        assert xps.owns(got)
+        np.testing.assert_allclose(np.asarray(got), expected,
+                                   atol=1e-10 * np.abs(expected).max())

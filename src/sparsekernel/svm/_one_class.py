@@ -25,9 +25,10 @@ from ..base import (
     lazy_on_dask,
     report_result,
 )
+from ..compute import backend_of, namespace_of, to_numpy
 from ..features._nystrom import NystromMapMixin, nystrom_map_spec
 from ..solvers.nu import one_class_dual
-from ..utils import Interval, Options, constraints, fit_step
+from ..utils import Interval, Options, constraints, fit_step, is_dask_collection
 from ..utils.fitted_spec import INFO, Floats, Real
 
 __all__ = ["LowRankOneClassSVM"]
@@ -166,6 +167,8 @@ class LowRankOneClassSVM(OutlierMixin, NystromMapMixin, KernelExpansionMixin,
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            An array of another array-API namespace (a GPU's) is fitted on a host copy;
+            the model then scores that namespace's arrays where they are.
         y : None
             Ignored (present for the scikit-learn API).
         sample_weight : array-like of shape (n_samples,), optional
@@ -176,6 +179,10 @@ class LowRankOneClassSVM(OutlierMixin, NystromMapMixin, KernelExpansionMixin,
         -------
         self
         """
+        if not is_dask_collection(X) and not backend_of(X).is_numpy:
+            # (an array-API namespace's rows: fitted on a host copy, as documented)
+            X = to_numpy(X)
+            sample_weight = None if sample_weight is None else to_numpy(sample_weight)
         data = fit_input(self, X, None, sample_weight, namespaces=False)
         if not data.local:
             raise ValueError(
@@ -209,5 +216,6 @@ class LowRankOneClassSVM(OutlierMixin, NystromMapMixin, KernelExpansionMixin,
     def predict(self, X):
         """+1 inside the boundary (decision >= 0), -1 outside (novelties), shape (n,)."""
         check_is_fitted(self)
-        decision = np.asarray(self.decision_function(X))
-        return np.where(decision < 0, -1, 1)
+        decision = self.decision_function(X)
+        xp = namespace_of(decision)  # (NumPy's, or the input's array-API namespace)
+        return xp.where(decision < 0, xp.asarray(-1), xp.asarray(1))
