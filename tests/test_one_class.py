@@ -113,10 +113,15 @@ def test_novelties_are_found_on_held_out_data():
     assert np.mean(det.predict(normal[2000:]) == 1) >= 0.9
 
 
-def test_too_few_working_sets_warn():
+def test_a_solve_that_stops_short_warns(monkeypatch):
+    """No SMO step is taken (the start's duals stay): max_iter is reached and said."""
+    module = __import__("sparsekernel.solvers.nu", fromlist=["nu"])
+    monkeypatch.setattr(module, "STEPS_PER_DUAL", 0)
     X = _blobs(3000, seed=10)
-    with pytest.warns(ConvergenceWarning, match="did not converge"):
-        LowRankOneClassSVM(nu=0.3, n_basis=80, max_iter=1, tol=1e-12, random_state=0).fit(X)
+    with pytest.warns(ConvergenceWarning, match="did not converge.*max_iter=3"):
+        LowRankOneClassSVM(nu=0.3, n_basis=80, max_iter=3, tol=1e-12, random_state=0).fit(X)
+    res = one_class_dual(X, 0.3, tol=1e-12, max_iter=0)
+    assert res.status == "max_iter" and not res.converged and res.n_iter == 0
 
 
 @pytest.mark.parametrize("nu", [0.0, 1.5, -0.1])

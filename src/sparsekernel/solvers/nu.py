@@ -18,16 +18,17 @@ two groups), and ``w = sum_k a_k y_k f_(r_k)``:
 
 These are LIBSVM's problems, so on the same features the models are its (scikit-learn's
 ``OneClassSVM``, ``NuSVC``): the same decision values. nu bounds the share of rows outside
-the boundary (one-class) or margin errors (nu-SVC) from above and that of the support
+the boundary (one-class) or of margin errors (nu-SVC) from above and that of the support
 vectors from below.
 
 Solver: a decomposition method on the dual.
 
 * Start: in each group, the vertex of the feasible set that minimizes the objective's
-  linearization at a first w (the bounds on the duals of lowest gradient there). That w is
-  the solution on every stride-th row when there are more than 2 WARM_ROWS rows (solved the
-  same way, to 1e-2, the bounds scaled so that w has the full problem's scale), else the
-  w of the spread-out duals ``a_k = t_g u_k / sum_g u``.
+  linearization at a first w (the bounds on the duals of lowest gradient there). With more
+  than WHOLE_SET duals that w is the solution on every stride-th row (every second, or
+  fewer rows, down to WARM_ROWS; solved the same way, to 1e-2, the bounds scaled so that w
+  has the full problem's scale), else the w of the spread-out duals
+  ``a_k = t_g u_k / sum_g u``, and the whole problem is one working set.
 * Each outer iteration computes the duals' gradients ``G_k = y_k f_(r_k) . w + p_k`` (one
   product with F), takes the ``working_size`` most violating duals (the largest gradients
   among those that can decrease, the smallest among those that can increase, in each
@@ -54,10 +55,11 @@ __all__ = ["NuSolution", "nu_dual", "nu_svc_dual", "one_class_dual"]
 
 #: Rows per block of the products of F^T with all rows' coefficients.
 _ROWS_AT_ONCE = 4096
-#: Problems on more rows start from the solution on a sample of about WARM_ROWS of them
-#: (every stride-th row), whose working sets cost a fraction of a pass over all rows; its
+#: A problem of at most WHOLE_SET duals is solved as one working set; a larger one starts
+#: from the solution on a sample of its rows (every stride-th row: at most WARM_ROWS of them,
+#: and at least every second), itself solved so, down to WHOLE_SET duals. The sample's
 #: boundary leaves the full problem's working sets the rows near it.
-WARM_ROWS = 50000
+WHOLE_SET, WARM_ROWS = 2048, 50000
 #: Partial passes (over the unshrunk duals) between two full ones, at most.
 FULL_EVERY = 10
 #: Duals in each working set by default.
@@ -128,8 +130,8 @@ class _Dual:
 
     def start(self, tol, max_iter, working_size):
         """The duals at the vertex of a first w's linearization (module docstring)."""
-        stride = self.F.shape[0] // WARM_ROWS
-        if stride >= 2:
+        if len(self.rows) > WHOLE_SET:
+            stride = max(2, self.F.shape[0] // WARM_ROWS)
             w0 = _sample_solution(self, stride, tol, max_iter, working_size)
         else:
             spread = self.upper * (self.totals / np.where(self.capacity > 0, self.capacity,
@@ -188,7 +190,8 @@ class _Dual:
 
     def solve(self, tol, max_iter, working_size, callback):
         alpha, upper = self.alpha, self.upper
-        q = int(min(max(2, working_size), len(alpha)))
+        q = len(alpha) if len(alpha) <= WHOLE_SET else int(min(max(2, working_size),
+                                                                   len(alpha)))
         # The scale of the KKT test: the largest gradient, or, where w is near 0 (classes
         # whose reduced hulls meet), the most one dual moves a gradient, ||f||^2 u.
         norms = np.einsum("ij,ij->i", self.F, self.F, dtype=np.float64)
@@ -198,6 +201,13 @@ class _Dual:
             G, covered = self.refresh(G)
             down, up = (alpha > 0) & covered, (alpha < upper) & covered
             violation = self.violation(G, down, up)
+            if self.active is not None and (violation <= threshold or partial == FULL_EVERY):
+                # the unshrunk duals look solved (or long unchecked): a full pass
+                self.unshrink()
+                partial = 0
+                G, covered = self.refresh(G)
+                down, up = (alpha > 0) & covered, (alpha < upper) & covered
+                violation = self.violation(G, down, up)
             full = self.active is None
             if full:
                 threshold = tol * max(float(np.abs(G).max()), reach, np.finfo(float).tiny)
@@ -205,10 +215,6 @@ class _Dual:
             if full and violation <= threshold:
                 status = "converged"
                 break
-            if not full and (violation <= threshold or partial == FULL_EVERY):
-                self.unshrink()  # the unshrunk duals look solved (or long unchecked)
-                partial = 0
-                continue
             if it == max_iter:
                 break
             if full:
