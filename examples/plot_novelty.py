@@ -1,7 +1,7 @@
 """
-=====================================
+======================================
 Novelty detection with a one-class SVM
-=====================================
+======================================
 
 :class:`~sparsekernel.LowRankOneClassSVM` learns the region of the training rows (all of
 them normal) and flags new rows outside it. It is Schölkopf's one-class SVM on m Nystrom

@@ -74,7 +74,8 @@ class LowRankOneClassSVM(OutlierMixin, NystromMapMixin, KernelExpansionMixin,
     {rcond}
     {memory_budget}
     tol : float, default=1e-3
-        Stop when the KKT conditions hold to ``tol`` times the largest |w^T F(x_i)|.
+        Stop when the KKT conditions hold to ``tol`` times the largest absolute value
+        of ``w^T F(x_i)``.
     max_iter : int, default=1000
         Working sets of the dual solver.
     {random_state}
