@@ -25,10 +25,10 @@ from ..base import (
     lazy_on_dask,
     report_result,
 )
-from ..compute import backend_of, namespace_of, to_numpy
+from ..compute import namespace_of
 from ..features._nystrom import NystromMapMixin, nystrom_map_spec
 from ..solvers.nu import one_class_dual
-from ..utils import Interval, Options, constraints, fit_step, is_dask_collection
+from ..utils import Interval, Options, constraints, fit_step
 from ..utils.fitted_spec import INFO, Floats, Real
 
 __all__ = ["LowRankOneClassSVM"]
@@ -168,8 +168,8 @@ class LowRankOneClassSVM(OutlierMixin, NystromMapMixin, KernelExpansionMixin,
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            An array of another array-API namespace (a GPU's) is fitted on a host copy;
-            the model then scores that namespace's arrays where they are.
+            An array of another array-API namespace (a GPU's) is fitted on a host copy,
+            and the fitted arrays are moved to its device, where the model scores it.
         y : None
             Ignored (present for the scikit-learn API).
         sample_weight : array-like of shape (n_samples,), optional
@@ -180,11 +180,8 @@ class LowRankOneClassSVM(OutlierMixin, NystromMapMixin, KernelExpansionMixin,
         -------
         self
         """
-        if not is_dask_collection(X) and not backend_of(X).is_numpy:
-            # (an array-API namespace's rows: fitted on a host copy, as documented)
-            X = to_numpy(X)
-            sample_weight = None if sample_weight is None else to_numpy(sample_weight)
-        data = fit_input(self, X, None, sample_weight, namespaces=False)
+        # A namespace's rows are fitted on a host copy, the model then moved to X's device.
+        data = fit_input(self, X, None, sample_weight).on_host(np.inf)
         if not data.local:
             raise ValueError(
                 f"LowRankOneClassSVM fits NumPy arrays and CSR matrices in memory; got "
